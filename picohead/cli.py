@@ -1,0 +1,41 @@
+"""The ``picohead`` command line: a thin click group that loads each subcommand lazily.
+
+Subcommands live next to the code they drive and are imported only when used, so ``picohead
+--help`` stays fast and never imports torch. This module (and the command functions) own every exit
+code: 0 success, 1 a check failed, 2 a usage or runtime error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+import click
+
+# name -> "module:attribute"; each module must not import torch at import time.
+COMMANDS: dict[str, str] = {
+    "train": "picohead.train_cli:train_cmd",
+    "eval": "picohead.train_cli:eval_cmd",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS:
+            module, _, attr = COMMANDS[cmd_name].partition(":")
+            cmd = getattr(importlib.import_module(module), attr)
+            assert isinstance(cmd, click.Command)
+            return cmd
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="picohead")
+@click.option("-v", "--verbose", count=True, help="More logging on stderr (-vv for debug).")
+def main(verbose: int) -> None:
+    """Train, compile and run tiny multi-head byte-level content classifiers."""
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")

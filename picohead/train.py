@@ -1,0 +1,365 @@
+"""Multi-head, multi-tier training with checkpoints, resume, validation and early stopping.
+
+One step: sample a batch, trim it to its longest window, run the tiers chosen by the sandwich rule
+(largest + smallest + one random middle tier; ``all`` runs every tier), sum per-head losses
+(cross-entropy, missing labels ignored; BCE for multilabel heads) over those tiers, optionally add
+distillation from the largest tier's soft labels, clip, AdamW, warmup + cosine schedule.
+
+A run directory holds ``config.json`` (spec + training settings + data hashes), ``checkpoint.pt``
+(latest weights, optimizer, step; loaded with ``weights_only=True``), ``best.pt`` (best weights by
+validation score) and ``metrics.jsonl``. Resuming takes the spec and settings from the run, never
+from flags. Batches are drawn from a generator seeded by (seed, step), so a resumed run draws the
+same batches it would have drawn. What it does not do: read corpora (``picohead.dataset``) or
+export (``picohead_exporters``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from picohead_runtime.spec import ModelSpec
+from tqdm import tqdm
+
+from picohead.dataset import WindowData
+from picohead.models import Model, build_model
+from picohead.models.config import with_full_arch
+
+log = logging.getLogger(__name__)
+RUN_FORMAT = "picohead-run"
+RUN_VERSION = 1
+# The hashed-n-gram table learns best with a much larger step (byteSteady used SGD at 0.1).
+DEFAULT_LR = {"bytes": 3e-3, "steady": 3e-2}
+
+
+@dataclass
+class TrainConfig:
+    """Training settings (the architecture lives in the spec's ``arch``)."""
+
+    steps: int = 2000  # optimizer steps (``epochs`` overrides it when set)
+    epochs: float | None = None  # passes over the training set
+    batch_size: int = 64
+    lr: float | None = None  # peak learning rate (None: the family's default, see DEFAULT_LR)
+    weight_decay: float = 0.01
+    warmup: int = 100  # linear warmup steps, then cosine decay to lr * min_lr_ratio
+    min_lr_ratio: float = 0.05
+    clip: float = 1.0  # gradient-norm clipping
+    seed: int = 0
+    eval_every: int = 200  # validate every N steps
+    patience: int = 6  # stop after this many validations without improvement (0: never)
+    max_eval: int = 4000  # validation samples used during training (full set in `picohead eval`)
+    tier_sampling: str = "sandwich"  # "sandwich" (largest + smallest + one random) or "all"
+    distill: float = 0.0  # weight of distillation from the largest tier (0: off)
+    distill_temperature: float = 2.0
+    threads: int = 0  # torch intra-op threads (0: torch's default)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+    def total_steps(self, n_train: int) -> int:
+        if self.epochs is not None:
+            return max(1, math.ceil(self.epochs * n_train / self.batch_size))
+        return self.steps
+
+
+def lr_at(step: int, total: int, cfg: TrainConfig) -> float:
+    assert cfg.lr is not None
+    if step < cfg.warmup:
+        return cfg.lr * (step + 1) / cfg.warmup
+    t = (step - cfg.warmup) / max(1, total - cfg.warmup)
+    return cfg.lr * (
+        cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * min(1.0, t)))
+    )
+
+
+def batch_tensors(data: WindowData, idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """Windows of ``idx`` trimmed to the batch's longest one, and their lengths."""
+    lengths = data.lengths[idx]
+    width = max(1, int(lengths.max()))
+    return torch.from_numpy(data.windows[idx, :width]), torch.from_numpy(lengths)
+
+
+def head_losses(
+    spec: ModelSpec, logits: dict[str, torch.Tensor], data: WindowData, idx: np.ndarray
+) -> torch.Tensor:
+    total = torch.zeros(())
+    for h in spec.heads:
+        m = torch.from_numpy(data.label_mask[h.name][idx])
+        if h.weight == 0 or not bool(m.any()):
+            continue
+        y = torch.from_numpy(data.labels[h.name][idx])[m]
+        out = logits[h.name][m]
+        if h.multilabel:
+            loss = F.binary_cross_entropy_with_logits(out, y)
+        else:
+            loss = F.cross_entropy(out, y.long())
+        total = total + h.weight * loss
+    return total
+
+
+def distill_loss(
+    spec: ModelSpec, student: dict[str, torch.Tensor], teacher: dict[str, torch.Tensor], temp: float
+) -> torch.Tensor:
+    total = torch.zeros(())
+    for h in spec.heads:
+        s, t = student[h.name], teacher[h.name].detach()
+        if h.multilabel:
+            total = total + h.weight * F.binary_cross_entropy_with_logits(s, torch.sigmoid(t))
+        else:
+            kl = F.kl_div(
+                F.log_softmax(s / temp, -1),
+                F.log_softmax(t / temp, -1),
+                log_target=True,
+                reduction="batchmean",
+            )
+            total = total + h.weight * kl * temp * temp
+    return total
+
+
+def pick_tiers(tiers: tuple[str, ...], mode: str, rng: np.random.Generator) -> list[str]:
+    """Largest first (it is the distillation teacher), then smallest, then one random middle tier."""
+    if mode == "all" or len(tiers) <= 2:
+        return list(reversed(tiers))
+    chosen = [tiers[-1], tiers[0]]
+    chosen.append(tiers[1 + int(rng.integers(len(tiers) - 2))])
+    return chosen
+
+
+@torch.no_grad()
+def predict(
+    model: Model, data: WindowData, tier: str, *, batch_size: int = 256, limit: int | None = None
+) -> dict[str, np.ndarray]:
+    """Logits per head for every sample of ``data`` (or the first ``limit``)."""
+    model.eval()
+    n = len(data) if limit is None else min(limit, len(data))
+    # Sort by length so short samples are not padded to the longest one.
+    order = np.argsort(data.lengths[:n], kind="stable")
+    outs: dict[str, list[np.ndarray]] = {}
+    for s in range(0, n, batch_size):
+        idx = order[s : s + batch_size]
+        x, lengths = batch_tensors(data, idx)
+        for k, v in model(x, lengths, tier).items():
+            outs.setdefault(k, []).append(v.numpy())
+    inv = np.empty(n, dtype=np.int64)
+    inv[order] = np.arange(n)
+    return {k: np.concatenate(v)[inv] for k, v in outs.items()}
+
+
+def quick_scores(
+    spec: ModelSpec, model: Model, data: WindowData, limit: int
+) -> dict[str, dict[str, float]]:
+    """Validation accuracy per tier and head (micro-F1 for multilabel heads) on ``limit`` samples."""
+    out: dict[str, dict[str, float]] = {}
+    n = min(limit, len(data))
+    for tier in model.tiers:
+        logits = predict(model, data, tier, limit=n)
+        scores: dict[str, float] = {}
+        for h in spec.heads:
+            m = data.label_mask[h.name][:n]
+            if not m.any():
+                continue
+            y = data.labels[h.name][:n][m]
+            if h.multilabel:
+                pred = logits[h.name][m] > 0
+                tp = float((pred & (y > 0.5)).sum())
+                denom = float(pred.sum() + (y > 0.5).sum())
+                scores[h.name] = 2 * tp / denom if denom else 1.0
+            else:
+                scores[h.name] = float((logits[h.name][m].argmax(-1) == y).mean())
+        out[tier] = scores
+    return out
+
+
+def _score(val: dict[str, dict[str, float]]) -> float:
+    vals = [v for per_head in val.values() for v in per_head.values()]
+    return float(np.mean(vals)) if vals else 0.0
+
+
+def write_run_config(
+    out: Path, spec: ModelSpec, cfg: TrainConfig, data_info: dict[str, Any]
+) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    doc = {
+        "format": RUN_FORMAT,
+        "version": RUN_VERSION,
+        "spec": spec.to_dict(),
+        "train": asdict(cfg),
+        "data": data_info,
+    }
+    (out / "config.json").write_text(json.dumps(doc, indent=2) + "\n")
+
+
+def read_run_config(run_dir: Path) -> tuple[ModelSpec, TrainConfig, dict[str, Any]]:
+    path = Path(run_dir) / "config.json"
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: not a picohead run ({e})") from None
+    if doc.get("format") != RUN_FORMAT or doc.get("version") != RUN_VERSION:
+        raise ValueError(f"{path}: not a picohead run config of version {RUN_VERSION}")
+    spec = ModelSpec.from_dict(doc["spec"], source=str(path))
+    return spec, TrainConfig.from_dict(doc["train"]), doc.get("data", {})
+
+
+def load_model(run_dir: Path, *, which: str = "best") -> tuple[Model, ModelSpec]:
+    """The run's model with its best (or latest) weights, in eval mode."""
+    spec, _, _ = read_run_config(run_dir)
+    path = Path(run_dir) / ("best.pt" if which == "best" else "checkpoint.pt")
+    if which == "best" and not path.exists():
+        path = Path(run_dir) / "checkpoint.pt"
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    model = build_model(spec)
+    model.load_state_dict(state["model"])
+    return model.eval(), spec
+
+
+def train(
+    spec: ModelSpec,
+    train_data: WindowData,
+    val_data: WindowData,
+    out_dir: str | Path,
+    cfg: TrainConfig,
+    *,
+    resume: bool = False,
+    data_info: dict[str, Any] | None = None,
+    progress: bool | None = None,
+) -> dict[str, Any]:
+    """Train (or resume) a run in ``out_dir``; returns a summary with the best validation scores."""
+    out = Path(out_dir)
+    ckpt_path = out / "checkpoint.pt"
+    if resume and ckpt_path.exists():
+        spec, cfg, data_info = read_run_config(out)
+    else:
+        if ckpt_path.exists():
+            raise FileExistsError(f"{out} already holds a run; pass --resume or choose a new --out")
+        spec = with_full_arch(spec)
+        if cfg.lr is None:
+            cfg = TrainConfig.from_dict({**asdict(cfg), "lr": DEFAULT_LR[spec.family]})
+        write_run_config(out, spec, cfg, data_info or {})
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    model = build_model(spec)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    step, best, bad = 0, -1.0, 0
+    if resume and ckpt_path.exists():
+        state = torch.load(ckpt_path, map_location="cpu", weights_only=True)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        step, best, bad = int(state["step"]), float(state["best_score"]), int(state["bad_evals"])
+        log.info("resumed %s at step %d", out, step)
+    total = cfg.total_steps(len(train_data))
+    tiers = model.tiers
+    if len(val_data) > cfg.max_eval:  # a fixed, spread-out subset for the in-training checks
+        keep = np.sort(
+            np.random.default_rng(cfg.seed).choice(len(val_data), cfg.max_eval, replace=False)
+        )
+        val_data = val_data.subset(keep)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    bar = tqdm(total=total, initial=step, disable=not progress, desc="train", unit="step")
+    metrics_f = open(out / "metrics.jsonl", "a")
+    t_last, samples = time.time(), 0
+    stopped_early = False
+
+    def save(path: Path, extra: dict[str, Any]) -> None:
+        tmp = path.with_suffix(".tmp")
+        torch.save(
+            {
+                "format_version": RUN_VERSION,
+                "model": model.state_dict(),
+                "spec": spec.to_json(),
+                **extra,
+            },
+            tmp,
+        )
+        tmp.replace(path)
+
+    try:
+        while step < total:
+            model.train()
+            rng = np.random.default_rng([cfg.seed, step])
+            idx = rng.integers(0, len(train_data), size=cfg.batch_size)
+            x, lengths = batch_tensors(train_data, idx)
+            prepared = model.prepare(x, lengths)
+            for g in opt.param_groups:
+                g["lr"] = lr_at(step, total, cfg)
+            loss = torch.zeros(())
+            teacher = None
+            for tier in pick_tiers(tiers, cfg.tier_sampling, rng):
+                logits = model(x, lengths, tier, prepared)
+                loss = loss + head_losses(spec, logits, train_data, idx)
+                if tier == tiers[-1]:
+                    teacher = logits
+                elif cfg.distill > 0 and teacher is not None:
+                    loss = loss + cfg.distill * distill_loss(
+                        spec, logits, teacher, cfg.distill_temperature
+                    )
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
+            opt.step()
+            step += 1
+            samples += len(idx)
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss.item():.3f}")
+            if step % cfg.eval_every == 0 or step == total:
+                now = time.time()
+                val = quick_scores(spec, model, val_data, cfg.max_eval) if len(val_data) else {}
+                score = _score(val)
+                rate = samples / max(1e-9, now - t_last)
+                improved = score > best
+                if improved:
+                    best, bad = score, 0
+                    save(out / "best.pt", {"step": step, "score": score})
+                else:
+                    bad += 1
+                rec = {
+                    "step": step,
+                    "loss": round(loss.item(), 5),
+                    "lr": lr_at(step - 1, total, cfg),
+                    "train_samples_per_s": round(rate, 1),
+                    "val_score": round(score, 5),
+                    "val": val,
+                }
+                metrics_f.write(json.dumps(rec) + "\n")
+                metrics_f.flush()
+                log.info(
+                    "step %d loss %.4f val %.4f (%.0f samples/s)", step, loss.item(), score, rate
+                )
+                save(
+                    ckpt_path,
+                    {
+                        "optimizer": opt.state_dict(),
+                        "step": step,
+                        "best_score": best,
+                        "bad_evals": bad,
+                    },
+                )
+                t_last, samples = time.time(), 0
+                if cfg.patience and bad >= cfg.patience:
+                    stopped_early = True
+                    log.info("early stop at step %d (no improvement in %d validations)", step, bad)
+                    break
+    finally:
+        bar.close()
+        metrics_f.close()
+    if not (out / "best.pt").exists():
+        save(out / "best.pt", {"step": step, "score": best})
+    return {
+        "run_dir": str(out),
+        "steps": step,
+        "best_val_score": best,
+        "stopped_early": stopped_early,
+    }

@@ -1,0 +1,165 @@
+"""``picohead train`` and ``picohead eval``: click wrappers around :mod:`picohead.train` and
+:mod:`picohead.evaluate`. Torch is imported inside the commands, so ``--help`` never loads it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from picohead_runtime.spec import SpecError, load_spec
+
+
+def _manifests(data: Path, val: Path | None) -> tuple[Path, Path | None]:
+    """A corpus folder means its train.jsonl (+ val.jsonl); a file is the training manifest."""
+    if data.is_dir():
+        train = data / "train.jsonl"
+        if not train.is_file():
+            raise click.UsageError(f"{data} is a folder without train.jsonl")
+        if val is None and (data / "val.jsonl").is_file():
+            val = data / "val.jsonl"
+        return train, val
+    return data, val
+
+
+@click.command("train")
+@click.option(
+    "--spec",
+    "spec_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Model spec JSON (heads, labels, window, tiers, arch). Not needed with --resume.",
+)
+@click.option(
+    "--data",
+    type=click.Path(exists=True, path_type=Path),
+    help="Training manifest (JSONL) or a corpus folder with train.jsonl and val.jsonl.",
+)
+@click.option(
+    "--val",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Validation manifest; default: the corpus's val.jsonl, else 10% of sources held out.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Run directory to create (or resume with --resume).",
+)
+@click.option(
+    "--family", type=click.Choice(["bytes", "steady"]), help="Override the spec's family."
+)
+@click.option("--steps", type=int, help="Optimizer steps.")
+@click.option("--epochs", type=float, help="Passes over the training set (overrides --steps).")
+@click.option("--batch-size", type=int)
+@click.option("--lr", type=float, help="Peak learning rate.")
+@click.option("--eval-every", type=int, help="Validate every N steps.")
+@click.option("--tier-sampling", type=click.Choice(["sandwich", "all"]))
+@click.option(
+    "--distill", type=float, help="Weight of distillation from the largest tier (0: off)."
+)
+@click.option("--seed", type=int)
+@click.option("--threads", type=int, help="Torch threads (default: torch's choice).")
+@click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("cache/windows"),
+    show_default=True,
+    help="Cache of preprocessed windows.",
+)
+@click.option("--resume", is_flag=True, help="Continue the run in --out from its checkpoint.")
+def train_cmd(
+    spec_path: Path | None,
+    data: Path | None,
+    val: Path | None,
+    out_dir: Path,
+    family: str | None,
+    resume: bool,
+    cache_dir: Path,
+    **overrides: object,
+) -> None:
+    """Train a multi-head model with all tiers jointly (nested widths)."""
+    from picohead.dataset import ManifestError, load_manifest, split_by_source
+    from picohead.train import TrainConfig, read_run_config, train
+
+    try:
+        if resume and (out_dir / "checkpoint.pt").exists():
+            spec, cfg, info = read_run_config(out_dir)
+            train_path, val_path = (
+                Path(info["train"]),
+                (Path(info["val"]) if info.get("val") else None),
+            )
+        else:
+            if spec_path is None or data is None:
+                raise click.UsageError("--spec and --data are required for a new run")
+            spec = load_spec(spec_path)
+            if family and family != spec.family:
+                d = spec.to_dict()
+                d["family"], d["arch"] = family, {}
+                spec = type(spec).from_dict(d)
+            cfg = TrainConfig.from_dict({k: v for k, v in overrides.items() if v is not None})
+            train_path, val_path = _manifests(data, val)
+        train_data = load_manifest(train_path, spec, cache_dir=cache_dir)
+        if val_path is not None:
+            val_data = load_manifest(val_path, spec, cache_dir=cache_dir)
+        else:
+            train_data, val_data = split_by_source(train_data, 0.1, seed=cfg.seed)
+        info = {
+            "train": str(train_path.resolve()),
+            "train_sha256": train_data.data_hash,
+            "val": str(val_path.resolve()) if val_path else None,
+            "n_train": len(train_data),
+            "n_val": len(val_data),
+        }
+        summary = train(spec, train_data, val_data, out_dir, cfg, resume=resume, data_info=info)
+    except (SpecError, ManifestError, FileExistsError, ValueError) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    click.echo(json.dumps(summary))
+
+
+@click.command("eval")
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--data",
+    required=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Manifest to evaluate on (a corpus folder means its test.jsonl).",
+)
+@click.option("--tier", default="all", show_default=True, help="A tier name, or 'all'.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where to write eval JSON/Markdown (default RUN_DIR/eval).",
+)
+@click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("cache/windows"),
+    show_default=True,
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of Markdown.")
+def eval_cmd(
+    run_dir: Path, data: Path, tier: str, out_dir: Path | None, cache_dir: Path, as_json: bool
+) -> None:
+    """Evaluate a run per head and per tier: accuracy, macro-F1, per-class scores, confusions."""
+    from picohead.dataset import ManifestError, load_manifest
+    from picohead.evaluate import evaluate_run, to_markdown, write_report
+    from picohead.train import load_model
+
+    try:
+        model, spec = load_model(run_dir)
+        tiers = list(spec.tiers) if tier == "all" else [spec.check_tier(tier)]
+        path = data / "test.jsonl" if data.is_dir() else data
+        wd = load_manifest(path, spec, cache_dir=cache_dir)
+        report = evaluate_run(model, spec, wd, tiers)
+        report["manifest"] = str(path)
+        write_report(report, out_dir or run_dir / "eval", name=f"eval-{path.stem}")
+    except (SpecError, ManifestError, ValueError, OSError) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    click.echo(json.dumps(report, indent=1) if as_json else to_markdown(report))

@@ -1,0 +1,98 @@
+"""The contract between the exporter and the runtime: graph input/output names and the JSON
+metadata that every exported picohead ONNX file carries.
+
+An exported model is one ``.onnx`` file for one tier. Inputs: ``bytes`` (``uint8[batch, length]``,
+right-padded windows) and ``lengths`` (``int64[batch]``, the real length of each row; a ``uint8``
+cannot hold a pad id, so lengths say where padding starts). Outputs: one probability tensor per
+head, named ``prob_<head>`` (``float32[batch, n_labels]``; softmax, or sigmoid for multilabel
+heads). ``metadata_props["picohead"]`` holds :class:`ModelMeta` as JSON (never Python repr).
+
+What it does not do: load ONNX (that needs onnxruntime; see the runtime's model loader) or write it
+(``picohead_exporters``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from picohead_runtime.spec import ModelSpec, SpecError
+
+META_KEY = "picohead"
+META_FORMAT = "picohead-onnx"
+META_VERSION = 1
+INPUT_BYTES = "bytes"
+INPUT_LENGTHS = "lengths"
+PRECISIONS = ("int8", "fp16", "fp32")
+TARGETS = ("cpu", "cuda")
+
+
+def output_name(head: str) -> str:
+    return f"prob_{head}"
+
+
+@dataclass(frozen=True)
+class ModelMeta:
+    """What the runtime needs to know about one exported tier."""
+
+    spec: ModelSpec  # the full model's spec (all tiers listed); ``tier`` says which one this is
+    tier: str
+    precision: str = "fp32"  # int8 | fp16 | fp32
+    target: str = "cpu"  # cpu | cuda
+    picohead_version: str = ""
+    data_sha256: str = ""  # hash of the training manifest
+    metrics: Mapping[str, Any] = field(default_factory=dict)  # this tier's validation metrics
+    extra: Mapping[str, Any] = field(default_factory=dict)  # free-form (export figures, notes)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "format": META_FORMAT,
+                "format_version": META_VERSION,
+                "spec": self.spec.to_dict(),
+                "tier": self.tier,
+                "family": self.spec.family,
+                "precision": self.precision,
+                "target": self.target,
+                "picohead_version": self.picohead_version,
+                "data_sha256": self.data_sha256,
+                "metrics": dict(self.metrics),
+                "extra": dict(self.extra),
+            },
+            sort_keys=True,
+        )
+
+    @classmethod
+    def from_json(cls, text: str, *, source: str = "model") -> ModelMeta:
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise SpecError(f"{source}: picohead metadata is not valid JSON ({e})") from None
+        if not isinstance(doc, dict) or doc.get("format") != META_FORMAT:
+            raise SpecError(
+                f"{source}: not a picohead model (metadata format is not {META_FORMAT!r})"
+            )
+        if doc.get("format_version") != META_VERSION:
+            raise SpecError(
+                f"{source}: metadata format_version {doc.get('format_version')!r} is not "
+                f"{META_VERSION}; upgrade picohead-runtime or re-export the model"
+            )
+        spec = ModelSpec.from_dict(doc.get("spec"), source=f"{source} (embedded spec)")
+        tier = doc.get("tier")
+        if tier not in spec.tiers:
+            raise SpecError(f"{source}: tier {tier!r} is not one of the spec's tiers {spec.tiers}")
+        precision, target = doc.get("precision", "fp32"), doc.get("target", "cpu")
+        if precision not in PRECISIONS or target not in TARGETS:
+            raise SpecError(f"{source}: bad precision/target {precision!r}/{target!r}")
+        return cls(
+            spec=spec,
+            tier=tier,
+            precision=precision,
+            target=target,
+            picohead_version=str(doc.get("picohead_version", "")),
+            data_sha256=str(doc.get("data_sha256", "")),
+            metrics=doc.get("metrics") or {},
+            extra=doc.get("extra") or {},
+        )

@@ -1,0 +1,360 @@
+"""The model spec: which heads a model has, their labels and gates, its input window and tiers.
+
+A spec is plain JSON, parsed into frozen dataclasses. It is the single schema shared by training
+(which writes it into every checkpoint) and the runtime (which reads it back from every exported
+ONNX file's metadata), so it lives here, in the torch-free package.
+
+What it does: parse and validate a spec, with errors that name the bad key and say how to fix it;
+serialise it back to JSON. What it does not do: describe the architecture in detail. The ``arch``
+mapping is carried through untouched and validated by the model family that owns it
+(``picohead.models``), because the runtime never needs it.
+
+Labels are plain strings checked against each head's own label list; there is no closed enum, so a
+user's custom model with new labels loads like the default one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+HEAD_KINDS = ("softmax", "multilabel")
+FAMILIES = ("bytes", "steady")
+DEFAULT_TIERS = ("tiny", "small", "base", "pro")
+_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class SpecError(ValueError):
+    """A spec that cannot be used; the message names the key and says how to fix it."""
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Decode a head only when another (softmax) head's final label is one of ``labels``."""
+
+    head: str
+    labels: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"head": self.head, "labels": list(self.labels)}
+
+
+@dataclass(frozen=True)
+class HeadSpec:
+    """One classification head.
+
+    ``threshold`` means: for a softmax head, the minimum top-1 probability below which the final
+    label is ``unknown`` (0 disables it); for a multilabel head, the default probability at which a
+    label is switched on. ``label_thresholds`` overrides it per label (calibration writes these).
+    """
+
+    name: str
+    kind: str
+    labels: tuple[str, ...]
+    gate: Gate | None = None
+    weight: float = 1.0
+    threshold: float = 0.0
+    label_thresholds: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def multilabel(self) -> bool:
+        return self.kind == "multilabel"
+
+    def index(self, label: str) -> int:
+        """Index of ``label`` in this head; a clear error for an unknown label."""
+        try:
+            return self.labels.index(label)
+        except ValueError:
+            raise SpecError(
+                f"head {self.name!r} has no label {label!r}; its labels are: "
+                + ", ".join(self.labels)
+            ) from None
+
+    def threshold_for(self, label: str) -> float:
+        return float(self.label_thresholds.get(label, self.threshold))
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "kind": self.kind, "labels": list(self.labels)}
+        if self.gate is not None:
+            d["gate"] = self.gate.to_dict()
+        if self.weight != 1.0:
+            d["weight"] = self.weight
+        d["threshold"] = self.threshold
+        if self.label_thresholds:
+            d["label_thresholds"] = dict(self.label_thresholds)
+        return d
+
+
+@dataclass(frozen=True)
+class WindowSpec:
+    """Bytes read from a file: the first ``head`` and the last ``tail`` (no overlap)."""
+
+    head: int = 1024
+    tail: int = 1024
+
+    @property
+    def size(self) -> int:
+        return self.head + self.tail
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"head": self.head, "tail": self.tail}
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Everything needed to build, train, export and decode one multi-head model."""
+
+    name: str
+    heads: tuple[HeadSpec, ...]
+    window: WindowSpec = WindowSpec()
+    family: str = "bytes"
+    tiers: tuple[str, ...] = DEFAULT_TIERS
+    arch: Mapping[str, Any] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    # -- lookups -----------------------------------------------------------------------------
+    @property
+    def head_names(self) -> tuple[str, ...]:
+        return tuple(h.name for h in self.heads)
+
+    def head(self, name: str) -> HeadSpec:
+        for h in self.heads:
+            if h.name == name:
+                return h
+        raise SpecError(f"no head named {name!r}; heads are: {', '.join(self.head_names)}")
+
+    def check_tier(self, tier: str) -> str:
+        if tier not in self.tiers:
+            raise SpecError(f"unknown tier {tier!r}; this model has tiers: {', '.join(self.tiers)}")
+        return tier
+
+    # -- (de)serialisation ---------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": self.schema_version,
+            "name": self.name,
+            "family": self.family,
+            "window": self.window.to_dict(),
+            "tiers": list(self.tiers),
+            "heads": [h.to_dict() for h in self.heads],
+            "arch": dict(self.arch),
+        }
+
+    def to_json(self, **kw: Any) -> str:
+        return json.dumps(self.to_dict(), **kw)
+
+    @classmethod
+    def from_json(cls, text: str, *, source: str = "spec") -> ModelSpec:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise SpecError(f"{source}: not valid JSON ({e})") from None
+        return cls.from_dict(data, source=source)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str = "spec") -> ModelSpec:
+        return _parse_spec(data, source)
+
+    def replace_heads(self, heads: tuple[HeadSpec, ...]) -> ModelSpec:
+        """A copy with other heads (validated again)."""
+        d = self.to_dict()
+        d["heads"] = [h.to_dict() for h in heads]
+        return ModelSpec.from_dict(d)
+
+
+def load_spec(path: str | Path) -> ModelSpec:
+    """Read and validate a spec JSON file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise SpecError(f"cannot read spec file {p}: {e.strerror or e}") from None
+    return ModelSpec.from_json(text, source=str(p))
+
+
+# -- parsing ------------------------------------------------------------------------------------
+def _fail(source: str, key: str, msg: str) -> SpecError:
+    return SpecError(f"{source}: {key}: {msg}")
+
+
+def _require(d: Mapping[str, Any], key: str, where: str, source: str) -> Any:
+    if key not in d:
+        raise _fail(source, f"{where}.{key}" if where else key, "missing; add it")
+    return d[key]
+
+
+def _check_keys(d: Mapping[str, Any], allowed: set[str], where: str, source: str) -> None:
+    extra = sorted(set(d) - allowed)
+    if extra:
+        raise _fail(
+            source,
+            f"{where}.{extra[0]}" if where else extra[0],
+            f"unknown key; allowed keys are: {', '.join(sorted(allowed))}",
+        )
+
+
+def _prob(value: Any, key: str, source: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise _fail(source, key, f"must be a number in [0, 1], got {value!r}")
+    if not 0.0 <= float(value) <= 1.0:
+        raise _fail(source, key, f"must be in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _parse_head(d: Any, i: int, source: str) -> HeadSpec:
+    where = f"heads[{i}]"
+    if not isinstance(d, Mapping):
+        raise _fail(source, where, "must be an object with name, kind and labels")
+    _check_keys(
+        d,
+        {"name", "kind", "labels", "gate", "weight", "threshold", "label_thresholds"},
+        where,
+        source,
+    )
+    name = _require(d, "name", where, source)
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise _fail(
+            source, f"{where}.name", f"{name!r} must match [a-z][a-z0-9_]* (e.g. 'code_lang')"
+        )
+    where = f"heads[{i}] ({name})"
+    kind = d.get("kind", "softmax")
+    if kind not in HEAD_KINDS:
+        raise _fail(source, f"{where}.kind", f"{kind!r} is not one of {', '.join(HEAD_KINDS)}")
+    labels = _require(d, "labels", where, source)
+    if not isinstance(labels, list) or not all(isinstance(x, str) and x for x in labels):
+        raise _fail(source, f"{where}.labels", "must be a list of non-empty strings")
+    if len(labels) < (1 if kind == "multilabel" else 2):
+        raise _fail(source, f"{where}.labels", "a softmax head needs at least 2 labels")
+    dup = sorted({x for x in labels if labels.count(x) > 1})
+    if dup:
+        raise _fail(source, f"{where}.labels", f"duplicate labels: {', '.join(dup)}")
+    if "unknown" in labels:
+        raise _fail(
+            source,
+            f"{where}.labels",
+            "'unknown' is reserved for below-threshold answers; rename it",
+        )
+    gate = None
+    if d.get("gate") is not None:
+        g = d["gate"]
+        if not isinstance(g, Mapping) or "head" not in g or "labels" not in g:
+            raise _fail(
+                source, f"{where}.gate", 'must look like {"head": "coarse", "labels": ["code"]}'
+            )
+        _check_keys(g, {"head", "labels"}, f"{where}.gate", source)
+        gl = g["labels"]
+        if isinstance(gl, str):
+            gl = [gl]
+        if not isinstance(gl, list) or not gl or not all(isinstance(x, str) for x in gl):
+            raise _fail(source, f"{where}.gate.labels", "must be a non-empty list of label strings")
+        gate = Gate(head=str(g["head"]), labels=tuple(gl))
+    weight = d.get("weight", 1.0)
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
+        raise _fail(source, f"{where}.weight", f"must be a non-negative number, got {weight!r}")
+    default_thr = 0.5 if kind == "multilabel" else 0.0
+    threshold = _prob(d.get("threshold", default_thr), f"{where}.threshold", source)
+    lt = d.get("label_thresholds") or {}
+    if not isinstance(lt, Mapping):
+        raise _fail(source, f"{where}.label_thresholds", "must map label -> probability")
+    for k, v in lt.items():
+        if k not in labels:
+            raise _fail(source, f"{where}.label_thresholds.{k}", "is not one of this head's labels")
+        _prob(v, f"{where}.label_thresholds.{k}", source)
+    return HeadSpec(
+        name=name,
+        kind=kind,
+        labels=tuple(labels),
+        gate=gate,
+        weight=float(weight),
+        threshold=threshold,
+        label_thresholds={k: float(v) for k, v in lt.items()},
+    )
+
+
+def _parse_spec(data: Any, source: str) -> ModelSpec:
+    if not isinstance(data, Mapping):
+        raise SpecError(f"{source}: the spec must be a JSON object")
+    _check_keys(
+        data, {"schema_version", "name", "family", "window", "tiers", "heads", "arch"}, "", source
+    )
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        raise _fail(
+            source,
+            "schema_version",
+            f"is {version!r}, this picohead reads version {SCHEMA_VERSION}; "
+            "upgrade picohead or re-export the model",
+        )
+    name = data.get("name", "model")
+    if not isinstance(name, str) or not name:
+        raise _fail(source, "name", "must be a non-empty string")
+    family = data.get("family", "bytes")
+    if family not in FAMILIES:
+        raise _fail(source, "family", f"{family!r} is not one of {', '.join(FAMILIES)}")
+
+    w = data.get("window", {})
+    if not isinstance(w, Mapping):
+        raise _fail(source, "window", 'must look like {"head": 1024, "tail": 1024}')
+    _check_keys(w, {"head", "tail"}, "window", source)
+    wh, wt = w.get("head", 1024), w.get("tail", 1024)
+    for k, v in (("head", wh), ("tail", wt)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise _fail(source, f"window.{k}", f"must be a non-negative integer, got {v!r}")
+    if wh + wt < 1:
+        raise _fail(source, "window", "head + tail must be at least 1 byte")
+
+    tiers = data.get("tiers", list(DEFAULT_TIERS))
+    if (
+        not isinstance(tiers, list)
+        or not tiers
+        or not all(isinstance(t, str) and _NAME_RE.match(t) for t in tiers)
+        or len(set(tiers)) != len(tiers)
+    ):
+        raise _fail(source, "tiers", "must be a non-empty list of distinct names, smallest first")
+
+    heads_raw = _require(data, "heads", "", source)
+    if not isinstance(heads_raw, list) or not heads_raw:
+        raise _fail(source, "heads", "must be a non-empty list of head objects")
+    heads = tuple(_parse_head(h, i, source) for i, h in enumerate(heads_raw))
+    seen: dict[str, HeadSpec] = {}
+    for i, h in enumerate(heads):
+        if h.name in seen:
+            raise _fail(source, f"heads[{i}].name", f"duplicate head name {h.name!r}")
+        if h.gate is not None:
+            gh = seen.get(h.gate.head)
+            if gh is None:
+                raise _fail(
+                    source,
+                    f"heads[{i}] ({h.name}).gate.head",
+                    f"{h.gate.head!r} must name a head declared before this one "
+                    f"(declared so far: {', '.join(seen) or 'none'})",
+                )
+            if gh.multilabel:
+                raise _fail(source, f"heads[{i}] ({h.name}).gate.head", "must be a softmax head")
+            for gl in h.gate.labels:
+                if gl not in gh.labels:
+                    raise _fail(
+                        source,
+                        f"heads[{i}] ({h.name}).gate.labels",
+                        f"{gl!r} is not a label of head {gh.name!r}",
+                    )
+        seen[h.name] = h
+
+    arch = data.get("arch", {})
+    if not isinstance(arch, Mapping):
+        raise _fail(source, "arch", "must be an object (the family's architecture settings)")
+    return ModelSpec(
+        name=name,
+        heads=heads,
+        window=WindowSpec(head=wh, tail=wt),
+        family=family,
+        tiers=tuple(tiers),
+        arch=dict(arch),
+        schema_version=SCHEMA_VERSION,
+    )
