@@ -140,10 +140,11 @@ def load_manifest(
     out_mask: dict[str, np.ndarray] = {}
     for head in spec.heads:
         index = {lab: i for i, lab in enumerate(head.labels)}
-        if head.multilabel:
-            arr = np.zeros((n, len(head.labels)), dtype=np.float32)
-        else:
-            arr = np.full(n, -1, dtype=np.int32)
+        arr: np.ndarray = (
+            np.zeros((n, len(head.labels)), dtype=np.float32)
+            if head.multilabel
+            else np.full(n, -1, dtype=np.int32)
+        )
         mask = np.zeros(n, dtype=bool)
         for i, (where, labels) in enumerate(raw_labels):  # type: ignore[misc]
             if head.name not in labels or labels[head.name] is None:

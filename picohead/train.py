@@ -251,7 +251,7 @@ def train(
         torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     model = build_model(spec)
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr or 1e-3, weight_decay=cfg.weight_decay)
     step, best, bad = 0, -1.0, 0
     if resume and ckpt_path.exists():
         state = torch.load(ckpt_path, map_location="cpu", weights_only=True)

@@ -120,7 +120,8 @@ class BytesModel(nn.Module):
             x = block(x, m3)
         x = x.transpose(1, 2)  # [B, n, w]
         if len(self.attn):
-            ang = torch.arange(n, device=data.device, dtype=x.dtype).unsqueeze(1) * self.inv_freq
+            inv_freq: torch.Tensor = self.inv_freq  # type: ignore[assignment]
+            ang = torch.arange(n, device=data.device, dtype=x.dtype).unsqueeze(1) * inv_freq
             cos, sin = ang.cos(), ang.sin()
             key_bias = ((1.0 - mask) * _NEG).reshape(mask.shape[0], 1, 1, n)
             for blk in self.attn:

@@ -92,7 +92,8 @@ class TierHeads(nn.Module):
         )
 
     def forward(self, z: torch.Tensor, tier: str) -> dict[str, torch.Tensor]:
-        return {name: lin(z) for name, lin in self.heads[tier].items()}
+        heads: nn.ModuleDict = self.heads[tier]  # type: ignore[assignment]
+        return {name: lin(z) for name, lin in heads.items()}
 
 
 def slice_state_dict(

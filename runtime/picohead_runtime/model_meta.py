@@ -80,7 +80,7 @@ class ModelMeta:
                 f"{META_VERSION}; upgrade picohead-runtime or re-export the model"
             )
         spec = ModelSpec.from_dict(doc.get("spec"), source=f"{source} (embedded spec)")
-        tier = doc.get("tier")
+        tier = str(doc.get("tier"))
         if tier not in spec.tiers:
             raise SpecError(f"{source}: tier {tier!r} is not one of the spec's tiers {spec.tiers}")
         precision, target = doc.get("precision", "fp32"), doc.get("target", "cpu")

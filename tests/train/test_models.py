@@ -1,0 +1,106 @@
+"""Nested-tier equivalence, padding invariance and hash parity for both families."""
+
+import numpy as np
+import pytest
+import torch
+
+from picohead.models import build_model, count_params, slice_tier
+from picohead.models.steady import buckets_of, ngram_buckets_np, ngram_hashes
+from picohead.testing import toy_spec
+from picohead_runtime.spec import ModelSpec
+from picohead_runtime.windows import batch_windows
+
+
+def _default_spec(family: str) -> ModelSpec:
+    d = toy_spec(family)
+    d.pop("arch"), d.pop("tiers")  # default 4-tier architecture
+    return ModelSpec.from_dict(d)
+
+
+def _batch(seed=0):
+    rng = np.random.default_rng(seed)
+    wins = [rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in (1, 7, 300, 2048, 16)]
+    x, lengths = batch_windows(wins)
+    return torch.from_numpy(x), torch.from_numpy(lengths), wins
+
+
+@pytest.mark.parametrize("family", ["bytes", "steady"])
+def test_slice_equals_full_model_tier(family):
+    torch.manual_seed(0)
+    spec = _default_spec(family)
+    model = build_model(spec).eval()
+    x, lengths, _ = _batch()
+    sizes = []
+    with torch.no_grad():
+        for tier in spec.tiers:
+            small, small_spec = slice_tier(model, spec, tier)
+            assert small_spec.tiers == (tier,)
+            full, sliced = model(x, lengths, tier), small(x, lengths, tier)
+            for h in spec.head_names:
+                torch.testing.assert_close(full[h], sliced[h], rtol=0, atol=0)
+            sizes.append(count_params(small))
+    assert sizes == sorted(sizes) and sizes[0] * 4 < sizes[-1], sizes  # tiers shrink for real
+
+
+@pytest.mark.parametrize("family", ["bytes", "steady"])
+def test_padding_never_changes_a_row(family):
+    torch.manual_seed(0)
+    spec = _default_spec(family)
+    model = build_model(spec).eval()
+    x, lengths, wins = _batch(1)
+    with torch.no_grad():
+        for tier in ("tiny", "pro"):
+            batched = model(x, lengths, tier)
+            for i, w in enumerate(wins):
+                xi, li = batch_windows([w])
+                alone = model(torch.from_numpy(xi), torch.from_numpy(li), tier)
+                # the same row with garbage (not zeros) in the padding
+                noisy = x[i : i + 1].clone()
+                noisy[0, len(w) :] = 0xFF
+                garbage = model(noisy, lengths[i : i + 1], tier)
+                for h in spec.head_names:
+                    torch.testing.assert_close(batched[h][i], alone[h][0], atol=2e-5, rtol=1e-4)
+                    torch.testing.assert_close(garbage[h][0], alone[h][0], atol=2e-5, rtol=1e-4)
+
+
+def test_byte_zero_is_not_padding():
+    torch.manual_seed(0)
+    spec = _default_spec("bytes")
+    model = build_model(spec).eval()
+    a, la = batch_windows([b"abc"])
+    b, lb = batch_windows([b"abc\x00\x00"])
+    with torch.no_grad():
+        pa = model(torch.from_numpy(a), torch.from_numpy(la), "small")["kind"]
+        pb = model(torch.from_numpy(b), torch.from_numpy(lb), "small")["kind"]
+    assert not torch.allclose(pa, pb)
+
+
+def test_hash_parity_torch_numpy_exact_ops():
+    x, lengths, _ = _batch(2)
+    ngrams = (1, 2, 3, 4, 6, 8)
+    h_fast, m_fast = ngram_hashes(x, lengths, ngrams)
+    h_exact, m_exact = ngram_hashes(x, lengths, ngrams, exact_ops=True)
+    assert torch.equal(h_fast, h_exact) and torch.equal(m_fast, m_exact)
+    for buckets in (2, 1024, 32768):
+        fast = buckets_of(h_fast, buckets)
+        assert torch.equal(fast, buckets_of(h_exact, buckets, exact_ops=True))
+        ids_np, mask_np = ngram_buckets_np(x.numpy(), lengths.numpy(), ngrams, buckets)
+        np.testing.assert_array_equal(ids_np, fast.numpy())
+        np.testing.assert_array_equal(mask_np, m_fast.numpy())
+        assert int(fast.max()) < buckets
+    # a row of length n has exactly max(0, n - k + 1) valid k-grams
+    expected = sum(max(0, int(n) - k + 1) for k in ngrams for n in lengths[:1])
+    assert int(m_fast[0].sum()) == expected
+
+
+def test_steady_export_path_matches_training_path():
+    torch.manual_seed(0)
+    spec = _default_spec("steady")
+    model = build_model(spec).eval()
+    x, lengths, _ = _batch(3)
+    with torch.no_grad():
+        a = model(x, lengths, "base")
+        model.use_bag = False
+        b = model(x, lengths, "base")
+    for h in spec.head_names:
+        torch.testing.assert_close(a[h], b[h], atol=1e-5, rtol=1e-4)
