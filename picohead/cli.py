@@ -16,6 +16,7 @@ import click
 COMMANDS: dict[str, str] = {
     "train": "picohead.train_cli:train_cmd",
     "eval": "picohead.train_cli:eval_cmd",
+    "data": "picohead.data.cli:data",
 }
 
 

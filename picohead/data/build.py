@@ -1,0 +1,375 @@
+"""Build a corpus from a recipe: fetch, harvest, generate, then dedup, cap, split and describe.
+
+Stages write ``OUT/.stages/<stage>.jsonl`` and are skipped when that file exists, so an interrupted
+build resumes where it stopped (downloads are cached separately under ``--cache``). The final step
+always reruns from the stage files: dedup by content hash (one record per blob, so no blob is in two
+splits), caps per source and label and per label, deterministic splits by source group (hash of the
+group name, then whole groups moved so every label has validation and test samples), and the
+manifests, provenance and dataset card.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+import sys
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from picohead.data import formats, risk
+from picohead.data.fetch import FetchError, fetch
+from picohead.data.harvest import harvest, seeded
+from picohead.data.labels import format_labels
+from picohead.data.recipe import Recipe
+from picohead.data.store import BlobStore, read_stages, stage_done, stage_path, write_stage
+
+log = logging.getLogger(__name__)
+
+SPLITS = ("train", "val", "test")
+PRIMARY = ("code_lang", "text_lang", "mime")
+
+
+def _bar(it: Any = None, **kw: Any) -> tqdm:
+    """Progress on stderr; when stderr is not a terminal (a log file) it updates once a minute."""
+    tty = sys.stderr.isatty()
+    return tqdm(it, file=sys.stderr, mininterval=0.5 if tty else 60, **kw)
+
+
+def _spec_labels(spec_path: Path) -> tuple[dict[str, Any], dict[str, set[str]]]:
+    spec = json.loads(spec_path.read_text(encoding="utf-8"))
+    return spec, {h["name"]: set(h["labels"]) for h in spec["heads"]}
+
+
+def _h(s: str) -> int:
+    return int(hashlib.sha256(s.encode()).hexdigest()[:12], 16)
+
+
+# -- stages ---------------------------------------------------------------------------------------
+def stage_sources(recipe: Recipe, out: Path, cache: Path, jobs: int, labels: dict[str, set[str]],
+                  failures: dict[str, str]) -> None:
+    store = BlobStore(out)
+    cap = int(recipe.setting("cap_per_source_label", 800))
+    ncuts = int(recipe.setting("cuts_per_file", 1))
+    todo = [e for e in recipe.entries if not stage_done(out, f"src_{e['kind']}_{e['name']}")]
+
+    def run(e: dict[str, Any]) -> tuple[str, int]:
+        name = f"src_{e['kind']}_{e['name']}"
+        f = fetch(cache, e["kind"], e["name"], e.get("version"), sdist=bool(e.get("sdist")))
+        recs = harvest(e, f.root, f.version, store, default_cap=cap, cuts_per_file=ncuts,
+                       spec_labels=labels)
+        return name, write_stage(out, name, recs)
+
+    with ThreadPoolExecutor(max(1, jobs)) as ex, _bar(total=len(todo), desc="packages") as bar:
+        futs = {ex.submit(run, e): e for e in todo}
+        for fut in as_completed(futs):
+            e = futs[fut]
+            try:
+                name, n = fut.result()
+                log.info("%s: %d samples", name, n)
+            except (FetchError, OSError, ValueError) as err:
+                failures[f"{e['kind']}:{e['name']}"] = str(err)[:300]
+                log.warning("%s:%s failed: %s", e["kind"], e["name"], err)
+            bar.update(1)
+
+
+def _records_by(out: Path, pred: Any) -> list[dict[str, Any]]:
+    return [r for r in read_stages(out) if pred(r)]
+
+
+def _blob(out: Path, r: dict[str, Any]) -> bytes:
+    return (out / r["path"]).read_bytes()
+
+
+def stage_risk(recipe: Recipe, out: Path, n_pos: int) -> None:
+    if stage_done(out, "gen_risk"):
+        return
+    store = BlobStore(out)
+    rng = seeded("risk")
+    hosts = _records_by(out, lambda r: r["source"].split(":")[0] in ("deb", "debsrc", "pypi", "npm")
+                        and ("code_lang" in r["labels"] or "text_lang" in r["labels"])
+                        and not r["labels"].get("risk"))
+    rng.shuffle(hosts)
+    hosts = hosts[: 4 * n_pos * 3]
+    if not hosts:
+        write_stage(out, "gen_risk", [])
+        return
+    recs = []
+    kinds = list(risk.RISKS)
+    total = n_pos * len(kinds) + 2 * n_pos * 2
+    for i in _bar(range(total), desc="risk samples"):
+        h = hosts[i % len(hosts)]
+        try:
+            text = _blob(out, h).decode("utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        if len(text.encode()) > 4000:
+            text = text[: rng.randrange(600, 3500)]
+            text = text[: text.rfind("\n") + 1] or text
+        lang = h["labels"].get("code_lang")
+        inserted: set[str] = set()
+        if i < n_pos * len(kinds):
+            main = kinds[i % len(kinds)]
+            todo = [main] + ([rng.choice(kinds)] if rng.random() < 0.25 else [])
+            for k in todo:
+                key, val = risk.MAKERS[k](rng)
+                text = risk.insert(text, risk.assignment(lang, key, val, rng), rng)
+                inserted.add(k)
+            if rng.random() < .5:  # look-alikes beside real secrets too
+                key, val = risk.lookalike(rng)
+                text = risk.insert(text, risk.assignment(lang, key, val, rng), rng)
+        else:
+            for _ in range(rng.randrange(1, 4)):
+                key, val = risk.lookalike(rng)
+                text = risk.insert(text, risk.assignment(lang, key, val, rng), rng)
+        data = text.encode("utf-8")
+        found = set(risk.detect(data)) | inserted
+        labels = {k: v for k, v in h["labels"].items() if k != "risk"}
+        labels["risk"] = [k for k in risk.RISKS if k in found]
+        prov = dict(h["prov"], generator="picohead.data.risk", host=h["id"])
+        recs.append(store.record(data, labels, source=f"risk:{h['source']}", group=h["group"],
+                                 prov=prov))
+    write_stage(out, "gen_risk", recs)
+
+
+def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: list[str]) -> None:
+    store = BlobStore(out)
+    per = int(recipe.setting("per_format", 320))
+    gens = recipe.setting("generators", list(formats.GENERATORS) + ["av", "pyc", "debs"])
+    todo = [g for g in gens if not stage_done(out, f"gen_{g}")]
+    if not todo:
+        return
+    rng = seeded("pool")
+    text_recs = _records_by(out, lambda r: "text_lang" in r["labels"])
+    rng.shuffle(text_recs)
+    texts = []
+    for r in text_recs[:4000]:
+        try:
+            texts.append(_blob(out, r).decode("utf-8"))
+        except (UnicodeDecodeError, OSError):
+            pass
+    xroot = cache.resolve() / "x"
+    all_files = [p for p in xroot.rglob("*") if p.is_file() and not p.is_symlink()] if xroot.exists() else []
+    rng.shuffle(all_files)
+    files = all_files[:5000]
+    fonts = sorted(p for p in all_files if p.suffix.lower() in (".ttf", ".otf")
+                   and "/deb/fonts-" in str(p))
+    pool = formats.Pool(texts, files, fonts)
+    for g in todo:
+        grng = seeded("gen", g)
+        t0 = time.time()
+        if g == "av":
+            it = formats.gen_av(grng, pool, per, jobs)
+        elif g == "pyc":
+            srcs = [_blob(out, r) for r in _records_by(
+                out, lambda r: r["labels"].get("code_lang") == "python" and r["source"].startswith(("deb", "pypi")))[:3000]]
+            it = formats.gen_pyc(grng, pool, per, srcs)
+        elif g == "debs":
+            it = _debs(cache, per)
+        elif g == "fonts":
+            it = formats.gen_fonts(grng, pool, per)
+        else:
+            it = formats.GENERATORS[g](grng, pool, per)
+        recs = []
+        counts: Counter[str] = Counter()
+        try:
+            for i, (data, mime, extra) in enumerate(_bar(it, desc=f"gen {g}")):
+                lab: dict[str, Any] = format_labels(mime, subtype=extra.get("subtype"),
+                                                    modality=extra.get("modality"))
+                if "risk" in extra:
+                    lab["risk"] = extra["risk"]
+                elif lab["modality"] == "text":
+                    lab["risk"] = risk.detect(data)
+                src = extra.get("source", f"gen:{g}")
+                grp = extra.get("group", f"gen:{g}:{mime}:{counts[mime] // 4}")
+                counts[mime] += 1
+                prov = extra.get("prov", {"package": f"picohead.data.formats:{g}", "kind": "generator",
+                                          "version": "1", "licence": "Apache-2.0", "path": f"{g}/{i}"})
+                recs.append(store.record(data, lab, source=src, group=grp, prov=prov))
+        except Exception as err:  # noqa: BLE001 - one broken encoder must not stop the build
+            log.warning("generator %s failed after %d samples: %s", g, len(recs), err)
+            missing.append(f"{g}: {err}"[:200])
+            if not recs:
+                continue
+        write_stage(out, f"gen_{g}", recs)
+        log.info("gen %s: %d samples in %.0fs", g, len(recs), time.time() - t0)
+
+
+def _debs(cache: Path, per: int) -> Any:
+    debs = sorted((cache.resolve() / "dl" / "deb").glob("*.deb"))
+    for p in debs[: per * 2]:
+        pkg, ver = p.name.split("_")[:2]
+        yield p.read_bytes(), "application/vnd.debian.binary-package", {
+            "source": f"deb:{pkg}", "group": f"deb:{pkg}",
+            "prov": {"package": pkg, "kind": "deb", "version": ver, "licence": "see package",
+                     "path": p.name}}
+
+
+# -- final step ---------------------------------------------------------------------------------
+def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, set[str]],
+             failures: dict[str, str], missing: list[str], t_start: float) -> dict[str, Any]:
+    per_source = int(recipe.setting("cap_per_source_label", 800))
+    per_label = int(recipe.setting("cap_per_label", 3000))
+    mins = recipe.setting("min_per_split", {"train": 200, "val": 30, "test": 30})
+    seen: set[str] = set()
+    recs: list[dict[str, Any]] = []
+    bad = Counter()
+    for r in read_stages(out):
+        if r["id"] in seen:
+            continue
+        ok = True
+        for head, val in r["labels"].items():
+            vals = val if isinstance(val, list) else [val]
+            if head not in labels or any(v not in labels[head] for v in vals):
+                bad[f"{head}={val}"] += 1
+                ok = False
+        if ok:
+            seen.add(r["id"])
+            recs.append(r)
+    # caps: per (source, primary label) and per primary label; deterministic order by id hash
+    recs.sort(key=lambda r: _h(r["id"]))
+    by_src: Counter[tuple[str, str]] = Counter()
+    by_lab: Counter[str] = Counter()
+    kept = []
+    for r in recs:
+        key = next((f"{h}={r['labels'][h]}" for h in PRIMARY if h in r["labels"]), "?")
+        src = r["source"].split(":", 1)[-1] if r["source"].startswith("risk:") else r["source"]
+        if not r["source"].startswith("risk:"):
+            if by_src[(src, key)] >= per_source or by_lab[key] >= per_label:
+                continue
+        by_src[(src, key)] += 1
+        by_lab[key] += 1
+        kept.append(r)
+    recs = kept
+    # splits by group
+    split_of: dict[str, str] = {}
+    for r in recs:
+        g = r["group"]
+        if g not in split_of:
+            x = _h("split:" + g) % 100
+            split_of[g] = "train" if x < 80 else "val" if x < 90 else "test"
+    groups_by_label: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in recs:
+        key = next((f"{h}={r['labels'][h]}" for h in PRIMARY if h in r["labels"]), "?")
+        groups_by_label[key][r["group"]] += 1
+    for _key, gc in sorted(groups_by_label.items()):
+        total = sum(gc.values())
+        for want in ("test", "val"):
+            have = sum(n for g, n in gc.items() if split_of[g] == want)
+            cands = sorted((g for g in gc if split_of[g] == "train"), key=lambda g: _h(want + g))
+            while have < max(mins[want], 0.1 * total) and cands and \
+                    sum(n for g, n in gc.items() if split_of[g] == "train") > 0.6 * total:
+                g = cands.pop()
+                split_of[g] = want
+                have += gc[g]
+    for r in recs:
+        r["split"] = split_of[r["group"]]
+    # thin labels: too few real samples in a split -> dropped from the spec and the samples
+    counts: dict[str, dict[str, Counter[str]]] = {h: {s: Counter() for s in SPLITS} for h in labels}
+    for r in recs:
+        for head, val in r["labels"].items():
+            for v in (val if isinstance(val, list) else [val]):
+                counts[head][r["split"]][v] += 1
+    dropped: dict[str, dict[str, str]] = defaultdict(dict)
+    for h in spec["heads"]:
+        for lab in h["labels"]:
+            c = {s: counts[h["name"]][s][lab] for s in SPLITS}
+            if any(c[s] < mins[s] for s in SPLITS):
+                why = "not enough real samples: " + ", ".join(f"{s} {c[s]} < {mins[s]}"
+                                                           for s in SPLITS if c[s] < mins[s])
+                dropped[h["name"]][lab] = why
+    for r in recs:
+        for head in list(r["labels"]):
+            val = r["labels"][head]
+            if isinstance(val, list):
+                r["labels"][head] = [v for v in val if v not in dropped.get(head, {})]
+            elif val in dropped.get(head, {}):
+                del r["labels"][head]
+    eff = json.loads(json.dumps(spec))
+    for h in eff["heads"]:
+        h["labels"] = [x for x in h["labels"] if x not in dropped.get(h["name"], {})]
+    (out / "spec.json").write_text(json.dumps(eff, indent=1) + "\n")
+    # manifests
+    recs.sort(key=lambda r: (r["split"], r["source"], r["id"]))
+    files = {s: (out / f"{s}.jsonl").open("w", encoding="utf-8") for s in SPLITS}
+    with (out / "provenance.jsonl").open("w", encoding="utf-8") as prov:
+        for r in recs:
+            m = {"id": r["id"], "path": r["path"], "labels": r["labels"], "source": r["source"],
+                 "split": r["split"]}
+            if "orig_size" in r:
+                m["orig_size"] = r["orig_size"]
+            files[r["split"]].write(json.dumps(m, ensure_ascii=False) + "\n")
+            prov.write(json.dumps({"id": r["id"], "sha256": r["id"], "source": r["source"],
+                                   "split": r["split"], **r["prov"]}, ensure_ascii=False) + "\n")
+    for f in files.values():
+        f.close()
+    card = _card(recipe, recs, counts, dropped, failures, missing, bad, time.time() - t_start)
+    (out / "card.json").write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n")
+    (out / "DATASET_CARD.md").write_text(_card_md(card), encoding="utf-8")
+    return card
+
+
+def _card(recipe: Recipe, recs: list[dict[str, Any]], counts: Any, dropped: Any,
+          failures: dict[str, str], missing: list[str], bad: Counter[str], secs: float
+          ) -> dict[str, Any]:
+    per_head: dict[str, dict[str, dict[str, int]]] = {}
+    for head, by_split in counts.items():
+        labs = sorted(set().union(*[set(c) for c in by_split.values()]))
+        per_head[head] = {lab: {s: by_split[s][lab] for s in SPLITS} for lab in labs}
+    src = Counter(r["source"] for r in recs)
+    return {
+        "recipe": recipe.name, "recipe_version": recipe.data.get("version", 1),
+        "total": len(recs), "splits": dict(Counter(r["split"] for r in recs)),
+        "per_head": per_head, "dropped_labels": dropped, "sources": dict(src.most_common()),
+        "failed_sources": failures, "skipped_generators": missing,
+        "rejected_labels": dict(bad.most_common(50)), "build_seconds": round(secs),
+        "notes": recipe.data.get("notes", []),
+    }
+
+
+def _card_md(card: dict[str, Any]) -> str:
+    L = [f"# Dataset card: {card['recipe']} corpus", "",
+         f"{card['total']} samples: " + ", ".join(f"{s} {card['splits'].get(s, 0)}" for s in SPLITS)
+         + f"; built in {card['build_seconds']} s.", "",
+         "Splits are by source group (package directory, document or generator batch), decided by a "
+         "hash of the group name; blobs are deduplicated by SHA-256, so no content is in two splits. "
+         "Samples per (source package, label) and per label are capped.", ""]
+    L += ["## What was tried, and notes", ""] + [f"- {n}" for n in card["notes"]] + [""]
+    L += ["## Dropped labels", ""]
+    for head, d in card["dropped_labels"].items():
+        for lab, why in d.items():
+            L.append(f"- `{head}={lab}`: {why}")
+    L += ["", "## Counts per head and label (train / val / test)", ""]
+    for head, d in card["per_head"].items():
+        L += [f"### {head}", "", "| label | train | val | test |", "|---|---:|---:|---:|"]
+        for lab, c in d.items():
+            L.append(f"| {lab} | {c['train']} | {c['val']} | {c['test']} |")
+        L.append("")
+    L += ["## Failed sources", ""] + [f"- {k}: {v}" for k, v in card["failed_sources"].items()]
+    L += ["", "## Skipped or failed generators", ""] + [f"- {m}" for m in card["skipped_generators"]]
+    L += ["", "## Samples per source (top 100)", "", "| source | samples |", "|---|---:|"]
+    for k, v in list(card["sources"].items())[:100]:
+        L.append(f"| {k} | {v} |")
+    return "\n".join(L) + "\n"
+
+
+def build(recipe: Recipe, *, out: Path, cache: Path, jobs: int = 2) -> dict[str, Any]:
+    """Run every stage (skipping finished ones) and write the corpus; returns the card."""
+    t0 = time.time()
+    out.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    spec, labels = _spec_labels(recipe.spec_path)
+    failures: dict[str, str] = {}
+    missing: list[str] = []
+    stage_sources(recipe, out, cache, jobs, labels, failures)
+    stage_risk(recipe, out, int(recipe.setting("risk_per_label", 1500)))
+    stage_formats(recipe, out, cache, jobs, missing)
+    random.seed(0)
+    _ = stage_path
+    return finalize(recipe, out, spec, labels, failures, missing, t0)

@@ -1,0 +1,37 @@
+"""``picohead data``: build training corpora from recipes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.group("data")
+def data() -> None:
+    """Build training corpora from versioned recipes (registry packages + real encoders)."""
+
+
+@data.command("build")
+@click.option("--recipe", default="content", show_default=True,
+              help="Recipe name under picohead/recipes/ or a folder with recipe.json.")
+@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("corpus"),
+              show_default=True, help="Corpus directory to write.")
+@click.option("--cache", type=click.Path(path_type=Path), default=Path("cache"),
+              show_default=True, help="Download and unpack cache (reused between builds).")
+@click.option("--jobs", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Parallel downloads / encoders.")
+def build_cmd(recipe: str, out: Path, cache: Path, jobs: int) -> None:
+    """Fetch, harvest, generate, split and describe a corpus (resumable)."""
+    from picohead.data.build import build
+    from picohead.data.recipe import RecipeError, load_recipe
+
+    try:
+        r = load_recipe(recipe)
+        card = build(r, out=out, cache=cache, jobs=jobs)
+    except RecipeError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    click.echo(f"wrote {card['total']} samples to {out} "
+               f"({', '.join(f'{k} {v}' for k, v in sorted(card['splits'].items()))})", err=True)

@@ -1,0 +1,273 @@
+"""Fetch and unpack registry packages into the cache, with the machine's ordinary clients.
+
+- ``deb``: ``apt-get download NAME=VERSION`` then ``dpkg-deb -x`` (no installation).
+- ``debsrc``: ``apt-get source --download-only`` through a private sources list and state dir under
+  the cache (built from the system's own apt source URIs), then the upstream tarball is unpacked.
+- ``pypi``: ``pip download --no-deps`` (a wheel, or the sdist when the entry says ``sdist``).
+- ``npm``: ``npm pack NAME@VERSION``.
+
+A pinned version that the registry no longer serves falls back to the current one, with a warning;
+the version actually used is what provenance records. Everything is cached: a finished unpack leaves
+a ``.done`` marker holding the version, so reruns do no network work.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+class FetchError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Fetched:
+    root: Path  # unpacked tree
+    version: str
+    archive: Path | None  # the downloaded file itself (a .deb is also a format sample)
+
+
+def _run(cmd: list[str], cwd: Path | None = None, timeout: int = 900) -> str:
+    try:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise FetchError(f"{' '.join(cmd)}: {e}") from None
+    if p.returncode != 0:
+        raise FetchError(f"{' '.join(cmd)} failed: {p.stderr.strip()[-400:]}")
+    return p.stdout
+
+
+def _done(dest: Path) -> str | None:
+    m = dest / ".done"
+    return m.read_text().strip() if m.exists() else None
+
+
+def _mark(dest: Path, version: str) -> None:
+    (dest / ".done").write_text(version)
+
+
+def _safe_extract_tar(path: Path, dest: Path) -> None:
+    with tarfile.open(path) as tf:
+        members = [m for m in tf.getmembers() if (m.isfile() or m.isdir())
+                   and not m.name.startswith("/") and ".." not in Path(m.name).parts]
+        tf.extractall(dest, members=members, filter="data")
+
+
+def _safe_extract_zip(path: Path, dest: Path) -> None:
+    with zipfile.ZipFile(path) as zf:
+        for info in zf.infolist():
+            if info.is_dir() or info.filename.startswith("/") or ".." in Path(info.filename).parts:
+                continue
+            zf.extract(info, dest)
+
+
+def unpack(path: Path, dest: Path) -> None:
+    name = path.name
+    if name.endswith((".zip", ".whl", ".jar")):
+        _safe_extract_zip(path, dest)
+    elif re.search(r"\.(tar(\.(gz|bz2|xz|zst|lzma))?|tgz)$", name):
+        if name.endswith(".zst"):
+            tmp = path.with_suffix("")
+            _run(["zstd", "-d", "-f", "-q", str(path), "-o", str(tmp)])
+            _safe_extract_tar(tmp, dest)
+            tmp.unlink()
+        else:
+            _safe_extract_tar(path, dest)
+    else:
+        raise FetchError(f"do not know how to unpack {path}")
+
+
+# -- deb ------------------------------------------------------------------------------------------
+def fetch_deb(cache: Path, name: str, version: str | None) -> Fetched:
+    dest = cache / "x" / "deb" / name
+    v = _done(dest)
+    dl = cache / "dl" / "deb"
+    if v is not None:
+        debs = sorted(dl.glob(f"{name}_*.deb"))
+        return Fetched(dest, v, debs[-1] if debs else None)
+    dl.mkdir(parents=True, exist_ok=True)
+    try:
+        _run(["apt-get", "download", f"{name}={version}" if version else name], cwd=dl)
+    except FetchError:
+        if not version:
+            raise
+        log.warning("deb %s=%s not served any more; taking the current version", name, version)
+        _run(["apt-get", "download", name], cwd=dl)
+    debs = sorted(dl.glob(f"{name}_*.deb"), key=lambda p: p.stat().st_mtime)
+    if not debs:
+        raise FetchError(f"apt-get download {name} left no .deb")
+    deb = debs[-1]
+    real = _run(["dpkg-deb", "-f", str(deb), "Version"]).strip()
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    _run(["dpkg-deb", "-x", str(deb), str(dest)])
+    _mark(dest, real)
+    return Fetched(dest, real, deb)
+
+
+# -- Debian source packages through a private sources list --------------------------------------
+def _apt_src_opts(cache: Path) -> list[str]:
+    base = cache.resolve() / "apt"
+    return ["-o", f"Dir::Etc::SourceList={base / 'sources.list'}",
+            "-o", "Dir::Etc::SourceParts=/dev/null",
+            "-o", f"Dir::State::Lists={base / 'lists'}",
+            "-o", f"Dir::Cache={base / 'cache'}",
+            "-o", "Debug::NoLocking=1"]
+
+
+def _system_apt_uris() -> list[tuple[str, str, str]]:
+    """(uri, suite, signed_by) from the system's deb822 or one-line apt sources."""
+    out: list[tuple[str, str, str]] = []
+    for p in sorted(Path("/etc/apt/sources.list.d").glob("*.sources")):
+        for stanza in p.read_text().split("\n\n"):
+            f: dict[str, str] = {}
+            for line in stanza.splitlines():
+                if ":" in line and not line.startswith("#"):
+                    k, _, val = line.partition(":")
+                    f[k.strip().lower()] = val.strip()
+            if "deb" not in f.get("types", "").split() or "main" not in f.get("components", ""):
+                continue
+            for uri in f.get("uris", "").split():
+                for suite in f.get("suites", "").split():
+                    out.append((uri, suite, f.get("signed-by", "")))
+    legacy = Path("/etc/apt/sources.list")
+    if legacy.exists():
+        for line in legacy.read_text().splitlines():
+            m = re.match(r"deb\s+(\[[^\]]*\]\s+)?(\S+)\s+(\S+)\s+.*main", line)
+            if m:
+                out.append((m.group(2), m.group(3), ""))
+    return out
+
+
+def ensure_src_index(cache: Path) -> None:
+    base = cache / "apt"
+    if (base / ".done").exists():
+        return
+    (base / "lists" / "partial").mkdir(parents=True, exist_ok=True)
+    (base / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
+    lines = []
+    for uri, suite, signed in _system_apt_uris():
+        if "security" in uri or suite.endswith("-updates"):
+            continue
+        opt = f"[signed-by={signed}] " if signed else ""
+        lines.append(f"deb-src {opt}{uri} {suite} main")
+    if not lines:
+        raise FetchError("no Debian apt source found in /etc/apt to derive deb-src lines from")
+    (base / "sources.list").write_text("\n".join(lines) + "\n")
+    _run(["apt-get", *_apt_src_opts(cache), "update"], timeout=900)
+    (base / ".done").write_text("ok")
+
+
+def fetch_debsrc(cache: Path, name: str, version: str | None) -> Fetched:
+    dest = cache / "x" / "debsrc" / name
+    v = _done(dest)
+    if v is not None:
+        return Fetched(dest, v, None)
+    ensure_src_index(cache)
+    dl = cache / "dl" / "debsrc" / name
+    dl.mkdir(parents=True, exist_ok=True)
+    spec = f"{name}={version}" if version else name
+    try:
+        _run(["apt-get", *_apt_src_opts(cache), "source", "--download-only", spec], cwd=dl)
+    except FetchError:
+        if not version:
+            raise
+        log.warning("source %s=%s not served any more; taking the current version", name, version)
+        _run(["apt-get", *_apt_src_opts(cache), "source", "--download-only", name], cwd=dl)
+    dscs = sorted(dl.glob("*.dsc"))
+    real = version or ""
+    if dscs:
+        for line in dscs[-1].read_text(errors="replace").splitlines():
+            if line.startswith("Version:"):
+                real = line.split(":", 1)[1].strip()
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    tars = [p for p in sorted(dl.iterdir()) if ".orig" in p.name and ".tar." in p.name
+            and not p.name.endswith(".asc")]
+    if not tars:  # native package
+        tars = [p for p in sorted(dl.iterdir()) if ".tar." in p.name and not p.name.endswith(".asc")]
+    for t in tars:
+        unpack(t, dest)
+    _mark(dest, real)
+    return Fetched(dest, real, None)
+
+
+# -- PyPI / npm -------------------------------------------------------------------------------------
+def fetch_pypi(cache: Path, name: str, version: str | None, sdist: bool = False) -> Fetched:
+    dest = cache / "x" / "pypi" / name
+    v = _done(dest)
+    if v is not None:
+        return Fetched(dest, v, None)
+    dl = cache / "dl" / "pypi" / name
+    dl.mkdir(parents=True, exist_ok=True)
+    req = f"{name}=={version}" if version else name
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(dl), req]
+    # wheels need no build step; sdists (for C, C# or Objective-C sources) prepare metadata
+    cmd += ["--no-binary", ":all:"] if sdist else ["--only-binary", ":all:"]
+    _run(cmd)
+    files = sorted(p for p in dl.iterdir() if p.is_file())
+    if not files:
+        raise FetchError(f"pip download {req} left nothing")
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for f in files:
+        unpack(f, dest)
+    _mark(dest, version or files[0].name)
+    return Fetched(dest, version or files[0].name, files[0])
+
+
+def fetch_npm(cache: Path, name: str, version: str | None) -> Fetched:
+    safe = name.replace("/", "__")
+    dest = cache / "x" / "npm" / safe
+    v = _done(dest)
+    if v is not None:
+        return Fetched(dest, v, None)
+    dl = cache / "dl" / "npm" / safe
+    dl.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, npm_config_cache=str(cache / "npm-cache"))
+    spec = f"{name}@{version}" if version else name
+    try:
+        p = subprocess.run(["npm", "pack", spec, "--silent"], cwd=dl, capture_output=True,
+                           text=True, timeout=600, env=env)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise FetchError(f"npm pack {spec}: {e}") from None
+    if p.returncode != 0:
+        raise FetchError(f"npm pack {spec} failed: {p.stderr.strip()[-400:]}")
+    tgzs = sorted(dl.glob("*.tgz"))
+    if not tgzs:
+        raise FetchError(f"npm pack {spec} left no tarball")
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    unpack(tgzs[-1], dest)
+    real = version or tgzs[-1].stem.rsplit("-", 1)[-1]
+    _mark(dest, real)
+    return Fetched(dest, real, tgzs[-1])
+
+
+def fetch(cache: Path, kind: str, name: str, version: str | None, *, sdist: bool = False
+          ) -> Fetched:
+    cache = cache.resolve()
+    if kind == "deb":
+        return fetch_deb(cache, name, version)
+    if kind == "debsrc":
+        return fetch_debsrc(cache, name, version)
+    if kind == "pypi":
+        return fetch_pypi(cache, name, version, sdist=sdist)
+    if kind == "npm":
+        return fetch_npm(cache, name, version)
+    raise FetchError(f"unknown source kind {kind!r}; use deb, debsrc, pypi or npm")

@@ -1,0 +1,304 @@
+"""Risk flags: detectors for real samples, and a generator of realistic secrets and look-alikes.
+
+``detect`` labels what a model could see: it looks only at the first and last 1 KiB of a sample
+(the model's window). Documentation placeholders (example.com addresses, AWS's published example
+key) are deliberately *not* flagged. ``generate`` embeds provider-format API keys (with their
+checksums where the format has one), HMAC-signed JWTs, PEM/OpenSSH private keys of several kinds,
+passwords in connection strings and configs, e-mail addresses and phone numbers in several national
+formats into real code, config and prose, and makes as many negatives that carry look-alikes:
+UUIDs, hashes, base64 and integrity blobs, lockfile lines, identifiers and placeholders.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import random
+import re
+import string
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+WINDOW = 1024
+RISKS = ("api_key", "jwt", "private_key", "password", "email", "phone")
+
+_PLACEHOLDER_DOMAINS = re.compile(
+    r"@([a-z0-9-]+\.)*(example\.(com|org|net)|localhost|invalid|test|example)\b", re.I)
+_PATTERNS: dict[str, re.Pattern[bytes]] = {
+    "private_key": re.compile(rb"-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED )?PRIVATE KEY-----"),
+    "jwt": re.compile(rb"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"),
+    "api_key": re.compile(
+        rb"\b(?:AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{60,}|"
+        rb"sk_live_[A-Za-z0-9]{24,}|rk_live_[A-Za-z0-9]{24,}|xox[baprs]-[0-9A-Za-z-]{20,}|"
+        rb"AIza[0-9A-Za-z_-]{35}|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}|"
+        rb"glpat-[A-Za-z0-9_-]{20}|npm_[A-Za-z0-9]{36}|sk-(?:proj-)?[A-Za-z0-9]{32,})"),
+    "email": re.compile(rb"\b[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,12}\b"),
+    "password": re.compile(
+        rb"(?i)(?:\b(?:password|passwd|pwd|db_pass(?:word)?)\b[\"']?\s*[:=]\s*[\"']?"
+        rb"(?!\$|\{|<|\*{3}|os\.|env|process|none|null|true|false|getenv)[^\s\"'<>]{6,}"
+        rb"|://[A-Za-z0-9._-]{1,32}:[^@\s/:]{6,}@[A-Za-z0-9.-]+)"),
+}
+_EXAMPLE_KEYS = (b"AKIAIOSFODNN7EXAMPLE", b"EXAMPLE")
+
+
+def window(data: bytes) -> bytes:
+    return data if len(data) <= 2 * WINDOW else data[:WINDOW] + b"\n" + data[-WINDOW:]
+
+
+def detect(data: bytes) -> list[str]:
+    """Risk labels visible in the model's window of ``data`` (in spec order)."""
+    w = window(data)
+    found = []
+    for name in RISKS:
+        pat = _PATTERNS.get(name)
+        if pat is None:
+            continue
+        for m in pat.finditer(w):
+            s = m.group(0)
+            if name == "email" and _PLACEHOLDER_DOMAINS.search(s.decode("ascii", "replace")):
+                continue
+            if name == "email" and re.search(rb"\.(png|jpg|gif|svg|js|css|py|c|h|o)$", s):
+                continue
+            if name == "api_key" and any(e in s for e in _EXAMPLE_KEYS):
+                continue
+            found.append(name)
+            break
+    return found
+
+
+# -- secrets ------------------------------------------------------------------------------------
+_B62 = string.digits + string.ascii_letters
+
+
+def _rand(rng: random.Random, n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def _b62(n: int, width: int) -> str:
+    s = ""
+    while n:
+        n, r = divmod(n, 62)
+        s = _B62[r] + s
+    return s.rjust(width, "0")
+
+
+def _checksummed(rng: random.Random, prefix: str) -> str:
+    """GitHub / npm token style: 30 random base62 chars + base62 CRC32 checksum (6 chars)."""
+    body = _rand(rng, 30)
+    return f"{prefix}{body}{_b62(zlib.crc32(body.encode()), 6)}"
+
+
+def api_key(rng: random.Random) -> tuple[str, str]:
+    kind = rng.randrange(10)
+    if kind == 0:
+        return "AWS_ACCESS_KEY_ID", "AKIA" + _rand(rng, 16, string.ascii_uppercase + "234567")
+    if kind == 1:
+        return "GITHUB_TOKEN", _checksummed(rng, rng.choice(["ghp_", "gho_", "ghs_"]))
+    if kind == 2:
+        return "STRIPE_SECRET_KEY", "sk_live_" + _rand(rng, rng.choice([24, 34, 99]))
+    if kind == 3:
+        return "SLACK_BOT_TOKEN", (f"xoxb-{rng.randrange(10**10, 10**12)}-"
+                                   f"{rng.randrange(10**11, 10**13)}-{_rand(rng, 24)}")
+    if kind == 4:
+        return "GOOGLE_API_KEY", "AIza" + _rand(rng, 35, string.ascii_letters + string.digits + "_-")
+    if kind == 5:
+        return "SENDGRID_API_KEY", ("SG." + _rand(rng, 22, string.ascii_letters + "-_") + "."
+                                    + _rand(rng, 43, string.ascii_letters + string.digits + "-_"))
+    if kind == 6:
+        return "GITLAB_TOKEN", "glpat-" + _rand(rng, 20, string.ascii_letters + string.digits + "-_")
+    if kind == 7:
+        return "NPM_TOKEN", _checksummed(rng, "npm_")
+    if kind == 8:
+        return "OPENAI_API_KEY", "sk-proj-" + _rand(rng, 48)
+    return "STRIPE_RESTRICTED_KEY", "rk_live_" + _rand(rng, 24)
+
+
+def _b64url(b: bytes) -> str:
+    return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+
+
+def jwt(rng: random.Random) -> tuple[str, str]:
+    header = {"alg": rng.choice(["HS256", "HS384", "HS512"]), "typ": "JWT"}
+    payload = {"sub": str(rng.randrange(10**6, 10**9)), "iat": rng.randrange(1.5e9, 1.8e9),
+               "name": rng.choice(FIRST) + " " + rng.choice(LAST)}
+    if rng.random() < 0.5:
+        payload["exp"] = payload["iat"] + rng.choice([900, 3600, 86400])
+    if rng.random() < 0.5:
+        payload["role"] = rng.choice(["admin", "user", "service", "reader"])
+    h = _b64url(json.dumps(header, separators=(",", ":")).encode())
+    p = _b64url(json.dumps(payload, separators=(",", ":")).encode())
+    alg = {"HS256": hashlib.sha256, "HS384": hashlib.sha384, "HS512": hashlib.sha512}[header["alg"]]
+    sig = _b64url(hmac.new(_rand(rng, 32).encode(), f"{h}.{p}".encode(), alg).digest())
+    return rng.choice(["ACCESS_TOKEN", "auth_token", "jwt", "bearer"]), f"{h}.{p}.{sig}"
+
+
+_KEY_POOL: list[str] = []
+
+
+def private_key(rng: random.Random) -> tuple[str, str]:
+    if len(_KEY_POOL) < 120:
+        _KEY_POOL.append(_new_key(rng))
+        return "PRIVATE_KEY", _KEY_POOL[-1]
+    return "PRIVATE_KEY", rng.choice(_KEY_POOL)
+
+
+def _new_key(rng: random.Random) -> str:
+    from cryptography.hazmat.primitives import serialization as ser
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
+    kind = rng.randrange(5)
+    key: Any
+    if kind == 0:
+        key, fmt = rsa.generate_private_key(65537, rng.choice([1024, 2048])), ser.PrivateFormat.TraditionalOpenSSL
+    elif kind == 1:
+        key, fmt = rsa.generate_private_key(65537, 2048), ser.PrivateFormat.PKCS8
+    elif kind == 2:
+        key = ec.generate_private_key(rng.choice([ec.SECP256R1(), ec.SECP384R1()]))
+        fmt = rng.choice([ser.PrivateFormat.TraditionalOpenSSL, ser.PrivateFormat.PKCS8])
+    elif kind == 3:
+        key, fmt = ed25519.Ed25519PrivateKey.generate(), ser.PrivateFormat.OpenSSH
+    else:
+        key, fmt = rsa.generate_private_key(65537, 2048), ser.PrivateFormat.OpenSSH
+    return key.private_bytes(ser.Encoding.PEM, fmt, ser.NoEncryption()).decode()
+
+
+FIRST = ("anna", "li", "jose", "mohammed", "olga", "kenji", "priya", "lucas", "fatima", "jan",
+         "emma", "wei", "carlos", "sofia", "ahmed", "yuki", "noah", "zeynep", "ivan", "amara")
+LAST = ("schmidt", "wang", "garcia", "kowalski", "nguyen", "okafor", "rossi", "tanaka", "silva",
+        "novak", "johnson", "haddad", "petrov", "kim", "dubois", "larsen", "sharma", "cohen")
+DOMAINS = ("gmail.com", "outlook.com", "yahoo.co.jp", "gmx.de", "proton.me", "acme-corp.io",
+           "uni-heidelberg.de", "mail.ru", "fastmail.fm", "company.co.uk", "startup.dev",
+           "web.de", "orange.fr", "qq.com", "hotmail.com", "icloud.com", "infra.net")
+
+
+def email(rng: random.Random) -> tuple[str, str]:
+    f, last = rng.choice(FIRST), rng.choice(LAST)
+    user = rng.choice([f"{f}.{last}", f"{f[0]}{last}", f"{f}{rng.randrange(100)}", f"{last}.{f}",
+                       "support", "billing", "ops-team", f"{f}_{last}"])
+    return rng.choice(["EMAIL", "contact", "admin_email", "from_addr", "maintainer"]), \
+        f"{user}@{rng.choice(DOMAINS)}"
+
+
+def phone(rng: random.Random) -> tuple[str, str]:
+    r = rng.randrange
+    fmts = [f"+1 ({r(201, 989)}) {r(200, 999)}-{r(1000, 9999)}", f"({r(201, 989)}) {r(200, 999)}-{r(1000, 9999)}",
+            f"+44 20 {r(7000, 8999)} {r(1000, 9999)}", f"+44 7{r(100, 999)} {r(100000, 999999)}",
+            f"+49 30 {r(1000000, 99999999)}", f"0{r(151, 179)} {r(1000000, 99999999)}",
+            f"+33 {r(1, 9)} {r(10, 99)} {r(10, 99)} {r(10, 99)} {r(10, 99)}",
+            f"+91 {r(70000, 99999)} {r(10000, 99999)}", f"+81 {r(3, 90)}-{r(1000, 9999)}-{r(1000, 9999)}",
+            f"+55 11 9{r(1000, 9999)}-{r(1000, 9999)}", f"+61 {r(2, 8)} {r(1000, 9999)} {r(1000, 9999)}",
+            f"+7 {r(900, 999)} {r(100, 999)}-{r(10, 99)}-{r(10, 99)}", f"+34 {r(600, 699)} {r(100, 999)} {r(100, 999)}"]
+    return rng.choice(["PHONE", "phone", "tel", "support_phone", "mobile"]), rng.choice(fmts)
+
+
+def password(rng: random.Random) -> tuple[str, str]:
+    words = ["Summer", "dragon", "Winter", "monkey", "Sunshine", "qwerty", "Passw0rd", "hunter",
+             "Tr0ub4dor", "letmein", "Galaxy", "falcon"]
+    pw = rng.choice([
+        _rand(rng, rng.randrange(10, 24), string.ascii_letters + string.digits + "!#%^&*-_"),
+        rng.choice(words) + str(rng.randrange(10, 9999)) + rng.choice("!#$%&*"),
+        "-".join(rng.choice(words).lower() for _ in range(3))])
+    user = rng.choice(["admin", "app", "postgres", "root", "svc_backend", "deploy", rng.choice(FIRST)])
+    host = rng.choice(["db.internal", "10.0.3.17", "prod-mysql.cluster.local", "redis-master",
+                       "pg.acme-corp.io"])
+    forms = [("DB_PASSWORD", pw), ("password", pw),
+             ("DATABASE_URL", f"{rng.choice(['postgres', 'mysql', 'mongodb', 'redis', 'amqp'])}://{user}:{pw}@{host}:{rng.randrange(1000, 9999)}/{rng.choice(['app', 'prod', 'main'])}"),
+             ("passwd", pw)]
+    return rng.choice(forms)
+
+
+MAKERS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
+    "api_key": api_key, "jwt": jwt, "private_key": private_key, "password": password,
+    "email": email, "phone": phone}
+
+
+# -- look-alikes (negatives) ----------------------------------------------------------------------
+def lookalike(rng: random.Random) -> tuple[str, str]:
+    k = rng.randrange(13)
+    r = random.Random(rng.random())
+    if k == 0:
+        import uuid
+        return "request_id", str(uuid.UUID(int=r.getrandbits(128), version=4))
+    if k == 1:
+        return "sha256", hashlib.sha256(str(r.random()).encode()).hexdigest()
+    if k == 2:
+        return "commit", hashlib.sha1(str(r.random()).encode()).hexdigest()
+    if k == 3:
+        return "integrity", "sha512-" + base64.b64encode(hashlib.sha512(str(r.random()).encode()).digest()).decode()
+    if k == 4:
+        return "blob", base64.b64encode(r.randbytes(r.randrange(24, 90))).decode()
+    if k == 5:
+        return "AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE"
+    if k == 6:
+        return "AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    if k == 7:
+        return "contact", f"{r.choice(FIRST)}@example.com"
+    if k == 8:
+        return "api_key", r.choice(["YOUR_API_KEY", "<your-api-key>", "${API_KEY}", "xxxxxxxxxxxxxxxx",
+                                    "os.environ['API_KEY']", "changeme-in-production"])
+    if k == 9:
+        return "password", r.choice(["${DB_PASSWORD}", "<password>", "os.getenv('DB_PASSWORD')",
+                                     "None", "process.env.PASSWORD", "********"])
+    if k == 10:
+        return "version", f"{r.randrange(10)}.{r.randrange(40)}.{r.randrange(200)}"
+    if k == 11:
+        return "timestamp", str(r.randrange(1_500_000_000_000, 1_800_000_000_000))
+    return "session_key", _rand(r, r.choice([16, 20, 32]), string.ascii_lowercase + string.digits)
+
+
+# -- placing a key/value into a host file ------------------------------------------------------
+def assignment(lang: str | None, key: str, value: str, rng: random.Random) -> str:
+    multiline = "\n" in value
+    q = json.dumps(value) if multiline else f'"{value}"'
+    lk = key.lower()
+    if lang in ("python", "ruby", "julia", "nim"):
+        return f'{key} = """{value}"""' if multiline else f"{key} = {q}"
+    if lang in ("javascript", "typescript"):
+        return f"const {lk} = `{value}`;" if multiline else f"const {lk} = {q};"
+    if lang == "go":
+        return f"{lk} := `{value}`" if multiline else f"{lk} := {q}"
+    if lang in ("java", "csharp"):
+        return f"private static final String {key} = {q};"
+    if lang in ("kotlin", "scala", "swift"):
+        return f"val {lk} = {q}"
+    if lang == "rust":
+        return f"const {key}: &str = {q};"
+    if lang == "php":
+        return f"${lk} = '{value}';"
+    if lang in ("shell", "dockerfile", "makefile"):
+        return f"export {key}='{value}'" if multiline else f"export {key}={value}"
+    if lang == "yaml":
+        return f"{lk}: |\n  " + value.replace("\n", "\n  ") if multiline else f"{lk}: {value}"
+    if lang in ("toml",):
+        return f'{lk} = """{value}"""' if multiline else f"{lk} = {q}"
+    if lang == "json":
+        return f"  {json.dumps(lk)}: {json.dumps(value)},"
+    if lang == "xml" or lang == "html":
+        return f"<{lk}>{value}</{lk}>"
+    if lang in ("c", "cpp", "objective_c"):
+        return f"static const char *{lk} = {q};"
+    if lang == "sql":
+        return f"INSERT INTO settings (name, value) VALUES ('{lk}', '{value}');"
+    if lang == "perl":
+        return f"my ${lk} = '{value}';"
+    if lang is None:  # prose
+        return rng.choice([f"{key.replace('_', ' ').lower()}: {value}", f"({value})", value])
+    return f"{lk} = {q}"
+
+
+def insert(host: str, line: str, rng: random.Random) -> str:
+    """Insert ``line`` at a line boundary that lies inside the model's window."""
+    lines = host.split("\n")
+    enc = [len(x.encode("utf-8")) + 1 for x in lines]
+    total = sum(enc)
+    candidates = []
+    pos = 0
+    for i, n in enumerate(enc):
+        if pos < WINDOW - 200 or pos > total - WINDOW + 200:
+            candidates.append(i)
+        pos += n
+    i = rng.choice(candidates) if candidates else 0
+    return "\n".join(lines[:i] + [line] + lines[i:])
