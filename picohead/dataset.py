@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 from picohead_runtime.spec import ModelSpec, SpecError
 from picohead_runtime.windows import extract_window
 

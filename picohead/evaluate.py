@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from picohead_runtime.spec import HeadSpec, ModelSpec
 
 from picohead.dataset import WindowData
+from picohead_runtime.spec import HeadSpec, ModelSpec
 
 
 def _prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:

@@ -8,8 +8,9 @@ distillation from the largest tier's soft labels, clip, AdamW, warmup + cosine s
 A run directory holds ``config.json`` (spec + training settings + data hashes), ``checkpoint.pt``
 (latest weights, optimizer, step; loaded with ``weights_only=True``), ``best.pt`` (best weights by
 validation score) and ``metrics.jsonl``. Resuming takes the spec and settings from the run, never
-from flags. Batches are drawn from a generator seeded by (seed, step), so a resumed run draws the
-same batches it would have drawn. What it does not do: read corpora (``picohead.dataset``) or
+from flags. Batches come from a seeded order indexed by the step, so a resumed run draws the
+same batches it would have drawn (epoch-wise permutations from ``DistributedSampler``, which also
+shards them across ranks under ``torchrun``; see :mod:`picohead.distributed`). What it does not do: read corpora (``picohead.dataset``) or
 export (``picohead_exporters``).
 """
 
@@ -27,12 +28,12 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
-from picohead_runtime.spec import ModelSpec
 from tqdm import tqdm
 
 from picohead.dataset import WindowData
 from picohead.models import Model, build_model
 from picohead.models.config import with_full_arch
+from picohead_runtime.spec import ModelSpec
 
 log = logging.getLogger(__name__)
 RUN_FORMAT = "picohead-run"
@@ -67,9 +68,9 @@ class TrainConfig:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})
 
-    def total_steps(self, n_train: int) -> int:
+    def total_steps(self, n_train: int, world_size: int = 1) -> int:
         if self.epochs is not None:
-            return max(1, math.ceil(self.epochs * n_train / self.batch_size))
+            return max(1, math.ceil(self.epochs * n_train / (self.batch_size * world_size)))
         return self.steps
 
 
@@ -235,7 +236,15 @@ def train(
     data_info: dict[str, Any] | None = None,
     progress: bool | None = None,
 ) -> dict[str, Any]:
-    """Train (or resume) a run in ``out_dir``; returns a summary with the best validation scores."""
+    """Train (or resume) a run in ``out_dir``; returns a summary with the best validation scores.
+
+    Under ``torchrun`` every rank calls this; rank 0 alone writes files, validates and logs.
+    """
+    from torch.utils.data import DistributedSampler
+
+    from picohead import distributed as D
+
+    world = D.init_from_env()
     out = Path(out_dir)
     ckpt_path = out / "checkpoint.pt"
     if resume and ckpt_path.exists():
@@ -246,7 +255,8 @@ def train(
         spec = with_full_arch(spec)
         if cfg.lr is None:
             cfg = TrainConfig.from_dict({**asdict(cfg), "lr": DEFAULT_LR[spec.family]})
-        write_run_config(out, spec, cfg, data_info or {})
+        if world.main:
+            write_run_config(out, spec, cfg, {**(data_info or {}), "world_size": world.size})
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
@@ -259,18 +269,32 @@ def train(
         opt.load_state_dict(state["optimizer"])
         step, best, bad = int(state["step"]), float(state["best_score"]), int(state["bad_evals"])
         log.info("resumed %s at step %d", out, step)
-    total = cfg.total_steps(len(train_data))
+    D.broadcast_params(model, world)
+    total = cfg.total_steps(len(train_data), world.size)
     tiers = model.tiers
     if len(val_data) > cfg.max_eval:  # a fixed, spread-out subset for the in-training checks
         keep = np.sort(
             np.random.default_rng(cfg.seed).choice(len(val_data), cfg.max_eval, replace=False)
         )
         val_data = val_data.subset(keep)
+    # Each rank draws its own shard of every epoch's permutation; a resumed run redraws the same.
+    sampler = DistributedSampler(
+        range(len(train_data)),
+        num_replicas=world.size,
+        rank=world.rank,
+        shuffle=True,
+        seed=cfg.seed,
+        drop_last=len(train_data) >= world.size,
+    )
+    per_epoch = max(1, len(sampler) // cfg.batch_size)
+    epoch_seen, order = -1, np.zeros(0, dtype=np.int64)
     if progress is None:
         progress = sys.stderr.isatty()
-    bar = tqdm(total=total, initial=step, disable=not progress, desc="train", unit="step")
-    metrics_f = open(out / "metrics.jsonl", "a")
-    t_last, samples = time.time(), 0
+    bar = tqdm(
+        total=total, initial=step, disable=not (progress and world.main), desc="train", unit="step"
+    )
+    metrics_f = open(out / "metrics.jsonl", "a") if world.main else None
+    t_last, samples, loss_sum, loss_n = time.time(), 0, 0.0, 0
     stopped_early = False
 
     def save(path: Path, extra: dict[str, Any]) -> None:
@@ -289,8 +313,14 @@ def train(
     try:
         while step < total:
             model.train()
-            rng = np.random.default_rng([cfg.seed, step])
-            idx = rng.integers(0, len(train_data), size=cfg.batch_size)
+            epoch, k = divmod(step, per_epoch)
+            if epoch != epoch_seen:
+                sampler.set_epoch(epoch)
+                order, epoch_seen = np.fromiter(iter(sampler), dtype=np.int64), epoch
+            idx = order[k * cfg.batch_size : (k + 1) * cfg.batch_size]
+            if len(idx) == 0:  # fewer samples than one batch per rank
+                idx = order
+            rng = np.random.default_rng([cfg.seed, step])  # same tiers on every rank
             x, lengths = batch_tensors(train_data, idx)
             prepared = model.prepare(x, lengths)
             for g in opt.param_groups:
@@ -308,58 +338,73 @@ def train(
                     )
             opt.zero_grad(set_to_none=True)
             loss.backward()
+            D.average_grads(model, world)
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
             opt.step()
             step += 1
-            samples += len(idx)
+            samples += len(idx) * world.size
+            loss_sum, loss_n = loss_sum + loss.item(), loss_n + 1
             bar.update(1)
             bar.set_postfix(loss=f"{loss.item():.3f}")
             if step % cfg.eval_every == 0 or step == total:
-                now = time.time()
-                val = quick_scores(spec, model, val_data, cfg.max_eval) if len(val_data) else {}
-                score = _score(val)
-                rate = samples / max(1e-9, now - t_last)
-                improved = score > best
-                if improved:
-                    best, bad = score, 0
-                    save(out / "best.pt", {"step": step, "score": score})
-                else:
-                    bad += 1
-                rec = {
-                    "step": step,
-                    "loss": round(loss.item(), 5),
-                    "lr": lr_at(step - 1, total, cfg),
-                    "train_samples_per_s": round(rate, 1),
-                    "val_score": round(score, 5),
-                    "val": val,
-                }
-                metrics_f.write(json.dumps(rec) + "\n")
-                metrics_f.flush()
-                log.info(
-                    "step %d loss %.4f val %.4f (%.0f samples/s)", step, loss.item(), score, rate
-                )
-                save(
-                    ckpt_path,
-                    {
-                        "optimizer": opt.state_dict(),
+                stop = False
+                if world.main:
+                    now = time.time()
+                    val = quick_scores(spec, model, val_data, cfg.max_eval) if len(val_data) else {}
+                    score = _score(val)
+                    rate = samples / max(1e-9, now - t_last)
+                    if score > best:
+                        best, bad = score, 0
+                        save(out / "best.pt", {"step": step, "score": score})
+                    else:
+                        bad += 1
+                    rec = {
                         "step": step,
-                        "best_score": best,
-                        "bad_evals": bad,
-                    },
-                )
-                t_last, samples = time.time(), 0
-                if cfg.patience and bad >= cfg.patience:
+                        "loss": round(loss_sum / max(1, loss_n), 5),  # mean since the last record
+                        "lr": lr_at(step - 1, total, cfg),
+                        "train_samples_per_s": round(rate, 1),
+                        "val_score": round(score, 5),
+                        "val": val,
+                    }
+                    assert metrics_f is not None
+                    metrics_f.write(json.dumps(rec) + "\n")
+                    metrics_f.flush()
+                    log.info(
+                        "step %d loss %.4f val %.4f (%.0f samples/s)",
+                        step,
+                        rec["loss"],
+                        score,
+                        rate,
+                    )
+                    save(
+                        ckpt_path,
+                        {
+                            "optimizer": opt.state_dict(),
+                            "step": step,
+                            "best_score": best,
+                            "bad_evals": bad,
+                        },
+                    )
+                    stop = bool(cfg.patience and bad >= cfg.patience)
+                t_last, samples, loss_sum, loss_n = time.time(), 0, 0.0, 0
+                if D.broadcast_flag(stop, world):
                     stopped_early = True
                     log.info("early stop at step %d (no improvement in %d validations)", step, bad)
                     break
+        digests = D.gather_digests(model, world)
     finally:
         bar.close()
-        metrics_f.close()
-    if not (out / "best.pt").exists():
+        if metrics_f is not None:
+            metrics_f.close()
+    if world.main and not (out / "best.pt").exists():
         save(out / "best.pt", {"step": step, "score": best})
+    D.shutdown(world)
     return {
         "run_dir": str(out),
         "steps": step,
         "best_val_score": best,
         "stopped_early": stopped_early,
+        "world_size": world.size,
+        "rank": world.rank,
+        "weights_digest_per_rank": digests,
     }

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import click
+
 from picohead_runtime.spec import SpecError, load_spec
 
 
@@ -117,7 +118,8 @@ def train_cmd(
     except (SpecError, ManifestError, FileExistsError, ValueError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)
-    click.echo(json.dumps(summary))
+    if summary.get("rank", 0) == 0:  # under torchrun only rank 0 reports
+        click.echo(json.dumps(summary))
 
 
 @click.command("eval")

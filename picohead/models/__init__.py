@@ -7,13 +7,13 @@ Importing this package imports torch; ``import picohead`` does not import it.
 from __future__ import annotations
 
 import torch
-from picohead_runtime.spec import ModelSpec
 from torch import nn
 
 from picohead.models.bytes_family import BytesModel
 from picohead.models.config import BytesConfig, SteadyConfig, config_from_spec, with_full_arch
 from picohead.models.nested import slice_state_dict
 from picohead.models.steady import SteadyModel
+from picohead_runtime.spec import ModelSpec
 
 Model = BytesModel | SteadyModel
 
