@@ -37,7 +37,7 @@ _PATTERNS: dict[str, re.Pattern[bytes]] = {
         rb"glpat-[A-Za-z0-9_-]{20}|npm_[A-Za-z0-9]{36}|sk-(?:proj-)?[A-Za-z0-9]{32,})"),
     "email": re.compile(rb"\b[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,12}\b"),
     "password": re.compile(
-        rb"(?i)(?:\b(?:password|passwd|pwd|db_pass(?:word)?)\b[\"']?\s*[:=]\s*[\"']?"
+        rb"(?i)(?:\b(?:password|passwd|pwd|db_pass(?:word)?)\b[\"']?\s*(?::=|[:=])\s*[\"']?"
         rb"(?!\$|\{|<|\*{3}|os\.|env|process|none|null|true|false|getenv)[^\s\"'<>]{6,}"
         rb"|://[A-Za-z0-9._-]{1,32}:[^@\s/:]{6,}@[A-Za-z0-9.-]+)"),
 }
@@ -122,7 +122,7 @@ def _b64url(b: bytes) -> str:
 
 def jwt(rng: random.Random) -> tuple[str, str]:
     header = {"alg": rng.choice(["HS256", "HS384", "HS512"]), "typ": "JWT"}
-    payload = {"sub": str(rng.randrange(10**6, 10**9)), "iat": rng.randrange(1.5e9, 1.8e9),
+    payload = {"sub": str(rng.randrange(10**6, 10**9)), "iat": rng.randrange(1_500_000_000, 1_800_000_000),
                "name": rng.choice(FIRST) + " " + rng.choice(LAST)}
     if rng.random() < 0.5:
         payload["exp"] = payload["iat"] + rng.choice([900, 3600, 86400])
@@ -285,7 +285,8 @@ def assignment(lang: str | None, key: str, value: str, rng: random.Random) -> st
     if lang == "perl":
         return f"my ${lk} = '{value}';"
     if lang is None:  # prose
-        return rng.choice([f"{key.replace('_', ' ').lower()}: {value}", f"({value})", value])
+        label = key.replace("_", " ").lower()
+        return rng.choice([f"{label}: {value}", f"{label} = {value}", f"{label.title()}: {value}."])
     return f"{lk} = {q}"
 
 

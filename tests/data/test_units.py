@@ -1,0 +1,93 @@
+"""Unit tests: risk detectors and generator, text cleaning, cuts, blob truncation, fetch helpers."""
+
+from __future__ import annotations
+
+import random
+
+from picohead.data import risk, textclean
+from picohead.data.harvest import cuts
+from picohead.data.labels import FORMATS, code_labels, format_labels
+from picohead.data.store import BIG, KEEP, truncate
+
+
+def test_generated_secrets_are_detected() -> None:
+    rng = random.Random(0)
+    for kind in ("api_key", "jwt", "private_key", "password", "email"):
+        for lang in ("python", "go", "yaml", "json", "shell", None):
+            key, value = risk.MAKERS[kind](rng)
+            line = risk.assignment(lang, key, value, rng)
+            assert kind in risk.detect(line.encode()), (kind, lang, line[:80])
+
+
+def test_lookalikes_and_placeholders_are_negative() -> None:
+    rng = random.Random(1)
+    for _ in range(300):
+        key, value = risk.lookalike(rng)
+        line = risk.assignment("python", key, value, rng)
+        assert risk.detect(line.encode()) == [], line
+    assert risk.detect(b"AKIAIOSFODNN7EXAMPLE jane@example.com") == []
+
+
+def test_github_token_checksum() -> None:
+    import zlib
+
+    tok = risk._checksummed(random.Random(2), "ghp_")
+    body, check = tok[4:34], tok[34:]
+    assert len(tok) == 40 and check == risk._b62(zlib.crc32(body.encode()), 6)
+
+
+def test_detect_only_sees_the_window() -> None:
+    data = b"x" * 3000 + b" someone@mail.org " + b"y" * 3000
+    assert risk.detect(data) == []
+    assert risk.detect(b"someone@mail.org " + b"y" * 5000) == ["email"]
+
+
+def test_insert_lands_in_window() -> None:
+    rng = random.Random(3)
+    host = "\n".join(f"line {i} " + "z" * 40 for i in range(200))
+    for _ in range(20):
+        out = risk.insert(host, "SECRET_LINE", rng).encode()
+        pos = out.index(b"SECRET_LINE")
+        assert pos < 1024 or pos > len(out) - 1024
+
+
+def test_textclean() -> None:
+    assert textclean.norm_lang("pt_BR") == "pt" and textclean.norm_lang("no") == "nb"
+    assert textclean.norm_lang("zh_TW") == "zh" and textclean.norm_lang("sr@latin") == "sr"
+    t = textclean.troff_text('.TH LS 1\n.SH NAME\nls \\- list \\fBfiles\\fR\n.\\" comment\n')
+    assert "NAME" in t and "list files" in t and "comment" not in t
+    po = 'msgid ""\nmsgstr "hdr"\n\nmsgid "Open"\nmsgstr "Öffnen"\n\nmsgid "Same"\nmsgstr "Same"\n'
+    assert textclean.po_strings(po) == ["Öffnen"]
+    assert textclean.mostly_english("the file is not in the list and it is not for you to open")
+    chunks = textclean.chunk(["a" * 300] * 10, lo=500, hi=1000)
+    assert all(500 <= len(c) <= 1100 for c in chunks)
+
+
+def test_cuts_are_line_aligned_and_deep() -> None:
+    text = b"".join(b"row %d\n" % i for i in range(3000))
+    pieces = cuts(text, random.Random(4), 3)
+    assert pieces
+    for p in pieces:
+        assert text.find(p) >= 1024 and p.startswith(b"row ")
+
+
+def test_truncation() -> None:
+    data = bytes(range(256)) * (BIG // 256 + 10)
+    stored, orig = truncate(data)
+    assert orig == len(data) and len(stored) == 2 * KEEP
+    assert stored[:KEEP] == data[:KEEP] and stored[-KEEP:] == data[-KEEP:]
+    assert truncate(b"abc") == (b"abc", None)
+
+
+def test_label_tables_match_spec() -> None:
+    import json
+    from pathlib import Path
+
+    spec = json.loads((Path(__file__).resolve().parents[2] / "picohead/recipes/content/spec.json").read_text())
+    heads = {h["name"]: set(h["labels"]) for h in spec["heads"]}
+    for mime in FORMATS:
+        for head, val in format_labels(mime).items():
+            assert val in heads[head], (mime, head, val)
+    for lang in heads["code_lang"]:
+        for head, val in code_labels(lang).items():
+            assert val in heads[head], (lang, head, val)
