@@ -17,6 +17,8 @@ COMMANDS: dict[str, str] = {
     "train": "picohead.train_cli:train_cmd",
     "eval": "picohead.train_cli:eval_cmd",
     "data": "picohead.data.cli:data",
+    "classify": "picohead_runtime._click:classify_cmd",
+    "bench": "picohead_runtime._click:bench_cmd",
 }
 
 

@@ -1,0 +1,291 @@
+"""``Classifier``: the one entry class. Load a model once, classify bytes, files and streams.
+
+One onnxruntime session per classifier, created at construction and shared by every call, so a
+classifier is safe to share across threads (``InferenceSession.run`` is thread-safe and decoding
+is pure). Files are read with :func:`picohead_runtime.io.read_path`: only the head and tail windows,
+never blocking on FIFOs or devices, never following symlinks unless ``follow_symlinks=True``, never
+writing. A file that cannot be read gives a result with a status, never an exception.
+
+What it does not do: walk directories (the CLI does) or print anything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from itertools import islice
+from typing import IO, Any
+
+import numpy as np
+
+from picohead_runtime.decode import Decoder
+from picohead_runtime.io import EMPTY, OK, read_path
+from picohead_runtime.model import (
+    ModelError,
+    load_model,
+    resolve_model_path,
+)
+from picohead_runtime.model_meta import INPUT_BYTES, INPUT_LENGTHS, ModelMeta
+from picohead_runtime.results import Result, path_str
+from picohead_runtime.spec import ModelSpec
+from picohead_runtime.windows import batch_windows, extract_window
+
+PathLike = str | bytes | os.PathLike
+_VERSIONED = re.compile(r"^.+-v\d+$")
+
+
+class Classifier:
+    """Classify content with an exported picohead model.
+
+    ``model``: an ``.onnx`` file, a folder holding ``<tier>.onnx`` files, or ``None`` for
+    ``$PICOHEAD_MODEL`` or else the model bundled in this package. ``tier``: which tier to load from
+    a folder (default ``"small"``); for a file, its own tier (an explicit ``tier`` must match it).
+    ``device``: ``"cpu"``, ``"cuda"`` (an error without a usable GPU) or ``"auto"`` (CUDA when
+    available, else the CPU with a warning). ``threads``: onnxruntime intra-op threads, and the
+    number of batches :meth:`classify_paths` keeps in flight. ``top_k``: raw labels kept per head.
+    ``batch_size``: files per inference call in :meth:`classify_paths` (default 64; 1024 on CUDA).
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str] | None = None,
+        tier: str | None = None,
+        device: str = "cpu",
+        threads: int = 1,
+        *,
+        top_k: int = 3,
+        follow_symlinks: bool = False,
+        batch_size: int | None = None,
+    ) -> None:
+        path = resolve_model_path(model, tier, device)
+        self._model = load_model(path, device=device, threads=threads)
+        meta = self._model.meta
+        if tier is not None and meta.tier != tier:
+            raise ModelError(
+                f"{path}: this file holds tier {meta.tier!r}, not the requested {tier!r}; "
+                "pass the model folder to choose a tier, or drop the tier argument"
+            )
+        self.device = "cuda" if "CUDAExecutionProvider" in self._model.providers else "cpu"
+        self.threads = threads
+        self.follow_symlinks = follow_symlinks
+        if batch_size is None:
+            batch_size = 1024 if self.device == "cuda" else 64
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        self.batch_size = batch_size
+        self._decoder = Decoder(meta.spec, top_k=top_k)
+        self._head, self._tail = meta.spec.window.head, meta.spec.window.tail
+        self._run = self._model.session.run
+        self._outputs = list(self._model.output_names)
+        parent = path.parent.name
+        self.model_name = parent if _VERSIONED.match(parent) else meta.spec.name
+        self.tier = meta.tier
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+
+    # -- what is loaded -------------------------------------------------------------------------
+    @property
+    def spec(self) -> ModelSpec:
+        return self._model.meta.spec
+
+    @property
+    def meta(self) -> ModelMeta:
+        return self._model.meta
+
+    @property
+    def model_path(self) -> str:
+        return str(self._model.path)
+
+    @property
+    def providers(self) -> tuple[str, ...]:
+        return self._model.providers
+
+    def __repr__(self) -> str:
+        return (
+            f"Classifier(model={self.model_path!r}, tier={self.tier!r}, device={self.device!r}, "
+            f"threads={self.threads})"
+        )
+
+    # -- single inputs ----------------------------------------------------------------------------
+    def classify_bytes(
+        self, data: bytes | bytearray | memoryview, *, path: str | None = None
+    ) -> Result:
+        """Classify in-memory content (only its window is used)."""
+        return self._one(path, extract_window(data, self._head, self._tail))
+
+    def classify_path(self, path: PathLike) -> Result:
+        """Classify one file; problems reading it become the result's status."""
+        status, window, message = read_path(
+            path, self._head, self._tail, follow_symlinks=self.follow_symlinks
+        )
+        if status != OK:
+            return self._status(path_str(path), status, message)
+        assert window is not None
+        return self._one(path_str(path), window)
+
+    def classify_stream(self, stream: IO[bytes], *, path: str | None = None) -> Result:
+        """Classify a binary stream from its current position (seeks to the end when it can)."""
+        try:
+            window = read_stream_window(stream, self._head, self._tail)
+        except OSError as e:
+            return self._status(path, "read_error", e.strerror or str(e))
+        return self._one(path, window)
+
+    # -- many inputs --------------------------------------------------------------------------------
+    def classify_paths(self, paths: Iterable[PathLike]) -> Iterator[Result]:
+        """Classify any iterable of paths lazily, in order, ``batch_size`` files per model call.
+
+        With ``threads > 1`` up to ``threads`` batches are read and run concurrently.
+        """
+        batches = _chunks(iter(paths), self.batch_size)
+        if self.threads <= 1:
+            for batch in batches:
+                yield from self._batch(batch)
+            return
+        pool = self._executor()
+        pending: list[Any] = []
+        for batch in batches:
+            pending.append(pool.submit(self._batch, batch))
+            if len(pending) > self.threads:
+                yield from pending.pop(0).result()
+        for fut in pending:
+            yield from fut.result()
+
+    def classify_many_bytes(self, items: Iterable[bytes]) -> Iterator[Result]:
+        """Like :meth:`classify_paths` for in-memory contents (results have no path)."""
+        for batch in _chunks(iter(items), self.batch_size):
+            yield from self._run_windows(
+                [None] * len(batch), [extract_window(b, self._head, self._tail) for b in batch]
+            )
+
+    # -- internals ------------------------------------------------------------------------------------
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="picohead")
+            return self._pool
+
+    def _status(self, path: str | None, status: str, message: str | None) -> Result:
+        return Result(
+            path=path, status=status, tier=self.tier, model=self.model_name, message=message
+        )
+
+    def _one(self, path: str | None, window: bytes) -> Result:
+        n = len(window)
+        if n == 0:
+            return self._status(path, EMPTY, None)
+        x = np.frombuffer(window, dtype=np.uint8).reshape(1, n)
+        probs = self._run(self._outputs, {INPUT_BYTES: x, INPUT_LENGTHS: np.array([n], np.int64)})
+        return Result(
+            path=path,
+            status=OK,
+            heads=self._decoder.decode(probs)[0],
+            tier=self.tier,
+            model=self.model_name,
+        )
+
+    def _batch(self, batch: list[PathLike]) -> list[Result]:
+        names: list[str | None] = []
+        windows: list[bytes | None] = []
+        results: list[Result | None] = []
+        for p in batch:
+            name = path_str(p)
+            status, window, message = read_path(
+                p, self._head, self._tail, follow_symlinks=self.follow_symlinks
+            )
+            names.append(name)
+            windows.append(window)
+            results.append(None if status == OK else self._status(name, status, message))
+        return self._fill(names, windows, results)
+
+    def _run_windows(self, names: list[str | None], windows: list[bytes]) -> list[Result]:
+        results: list[Result | None] = [
+            None if w else self._status(n, EMPTY, None) for n, w in zip(names, windows)
+        ]
+        return self._fill(names, list(windows), results)
+
+    def _fill(
+        self,
+        names: list[str | None],
+        windows: list[bytes | None],
+        results: list[Result | None],
+    ) -> list[Result]:
+        todo = [i for i, r in enumerate(results) if r is None]
+        if todo:
+            x, n = batch_windows([windows[i] or b"" for i in todo])
+            probs = self._run(self._outputs, {INPUT_BYTES: x, INPUT_LENGTHS: n})
+            for i, heads in zip(todo, self._decoder.decode(probs)):
+                results[i] = Result(
+                    path=names[i], status=OK, heads=heads, tier=self.tier, model=self.model_name
+                )
+        return results  # type: ignore[return-value]
+
+    def close(self) -> None:
+        """Stop the worker threads of :meth:`classify_paths` (the session stays usable)."""
+        with self._pool_lock:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+                self._pool = None
+
+    def __enter__(self) -> Classifier:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _chunks(it: Iterator[Any], n: int) -> Iterator[list[Any]]:
+    while True:
+        chunk = list(islice(it, n))
+        if not chunk:
+            return
+        yield chunk
+
+
+def _read_exact(stream: IO[bytes], n: int) -> bytes:
+    parts: list[bytes] = []
+    while n > 0:
+        chunk = stream.read(n)
+        if chunk is None:  # a non-blocking stream with nothing ready: treat as the end
+            break
+        if not isinstance(chunk, (bytes, bytearray)):
+            raise TypeError("classify_stream needs a binary stream (open the file with 'rb')")
+        if not chunk:
+            break
+        parts.append(bytes(chunk))
+        n -= len(chunk)
+    return b"".join(parts)
+
+
+def read_stream_window(stream: IO[bytes], head: int, tail: int) -> bytes:
+    """The window of a binary stream from its position: seek to the tail when the stream can."""
+    first = _read_exact(stream, head)
+    if len(first) < head or not tail:
+        return first
+    seekable = False
+    try:
+        seekable = stream.seekable()
+    except (AttributeError, OSError, ValueError):
+        pass
+    if seekable:
+        pos = stream.tell()
+        end = stream.seek(0, os.SEEK_END)
+        if end - pos > tail:
+            stream.seek(end - tail)
+            return first + _read_exact(stream, tail)
+        stream.seek(pos)
+        return first + _read_exact(stream, tail)
+    # Not seekable (a pipe): read on, keeping only the last ``tail`` bytes.
+    buf = bytearray()
+    while True:
+        chunk = stream.read(1 << 16)
+        if not chunk:
+            break
+        buf += chunk
+        if len(buf) > 2 * max(tail, 1 << 16):
+            del buf[: len(buf) - tail]
+    rest = bytes(buf)
+    return first + rest[-tail:]

@@ -1,0 +1,321 @@
+"""The classify command line, shared by ``picohead classify`` and ``python -m picohead_runtime``.
+
+One argparse implementation (the runtime depends on numpy and onnxruntime only, so no click here;
+``picohead_runtime._click`` wraps it for the ``picohead`` group). It checks flag combinations first,
+then loads the model, then streams results: human-readable lines by default, one JSON object per
+line with ``--jsonl``, one JSON array with ``--json``. Results go to stdout, logs and the progress
+line to stderr. This module is the only place that chooses an exit code: 0 done, 1 a ``--fail-on``
+rule matched, 2 a usage or model error. A file that cannot be read is a result with a status, not
+an error.
+
+Paths are printed safely: JSON escapes every control character (and gives ``path_b64`` for names
+that are not valid UTF-8); human lines quote any name that is not plainly printable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from typing import IO, Any
+
+from picohead_runtime.model import DEVICES, ENV_MODEL, ModelError
+from picohead_runtime.results import UNKNOWN, HeadResult, Result
+from picohead_runtime.spec import SpecError
+
+log = logging.getLogger("picohead_runtime")
+STDIN = "-"
+
+
+class UsageError(Exception):
+    """A flag value that argparse cannot check by itself; exit code 2."""
+
+
+# -- arguments ----------------------------------------------------------------------------------------
+def _positive(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
+
+
+def add_model_args(p: argparse.ArgumentParser, *, tier_help: str = "") -> None:
+    """``--model``, ``--device``, ``--threads`` (shared with ``bench``)."""
+    p.add_argument(
+        "--model",
+        metavar="PATH",
+        help=f"an .onnx file or a model folder (default: ${ENV_MODEL}, else the bundled model)",
+    )
+    p.add_argument(
+        "--device",
+        choices=DEVICES,
+        default="cpu",
+        help="cpu (default), cuda (needs onnxruntime-gpu), or auto (CUDA if usable, else CPU)",
+    )
+    p.add_argument(
+        "--threads", type=_positive, default=1, metavar="N", help="onnxruntime threads (default 1)"
+    )
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description="Classify files with a picohead model: every head's label, score and top-k.",
+        epilog="Exit codes: 0 done, 1 a --fail-on rule matched, 2 usage or model error. "
+        "A file that cannot be read is reported with a status (not_found, permission_denied, "
+        "is_directory, not_regular_file, read_error, empty) and does not change the exit code.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders; - reads stdin")
+    p.add_argument("-r", "--recursive", action="store_true", help="classify folders recursively")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--jsonl", action="store_true", help="stream one JSON object per line")
+    fmt.add_argument("--json", action="store_true", help="one JSON array once all are done")
+    p.add_argument("--tier", help="model tier to load from a model folder (default: small)")
+    add_model_args(p)
+    p.add_argument(
+        "--top-k", type=_positive, default=3, metavar="K", help="raw labels kept per head (3)"
+    )
+    p.add_argument(
+        "--fail-on",
+        action="append",
+        default=[],
+        metavar="HEAD=LABEL",
+        help="exit 1 if any file gets LABEL on HEAD (repeatable; a multilabel head matches when "
+        "LABEL is switched on)",
+    )
+    p.add_argument(
+        "--follow-symlinks", action="store_true", help="follow symbolic links (off by default)"
+    )
+    p.add_argument(
+        "--batch-size", type=_positive, default=None, metavar="N", help="files per model call"
+    )
+    p.add_argument("--no-progress", action="store_true", help="never show the progress line")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="more logging on stderr")
+    return p
+
+
+def parse_fail_on(rules: Sequence[str]) -> list[tuple[str, str]]:
+    out = []
+    for rule in rules:
+        head, sep, label = rule.partition("=")
+        if not sep or not head or not label:
+            raise UsageError(f"--fail-on {rule!r}: expected HEAD=LABEL, e.g. risk=api_key")
+        out.append((head.strip(), label.strip()))
+    return out
+
+
+def check_fail_on(rules: list[tuple[str, str]], spec: Any) -> None:
+    for head, label in rules:
+        try:
+            h = spec.head(head)
+            if not (label == UNKNOWN and not h.multilabel):
+                h.index(label)
+        except SpecError as e:
+            raise UsageError(f"--fail-on {head}={label}: {e}") from None
+
+
+def matches(result: Result, rules: list[tuple[str, str]]) -> bool:
+    for head, label in rules:
+        h = result.heads.get(head)
+        if h is None:
+            continue
+        if isinstance(h, HeadResult):
+            if h.label == label:
+                return True
+        elif label in h.labels:
+            return True
+    return False
+
+
+# -- paths --------------------------------------------------------------------------------------------
+def expand(paths: Iterable[str], *, recursive: bool, follow_symlinks: bool) -> Iterator[str]:
+    """Arguments in order; with ``recursive``, each folder's files (sorted, symlinks not followed)."""
+    for arg in paths:
+        if recursive and arg != STDIN and _is_dir(arg, follow_symlinks):
+            yield from _walk(arg, follow_symlinks)
+        else:
+            yield arg
+
+
+def _is_dir(path: str, follow: bool) -> bool:
+    try:
+        st = os.stat(path, follow_symlinks=follow)
+    except OSError:
+        return False
+    import stat
+
+    return stat.S_ISDIR(st.st_mode)
+
+
+def _walk(top: str, follow: bool) -> Iterator[str]:
+    def onerror(e: OSError) -> None:
+        log.warning("cannot list %s: %s", _human_path(e.filename or top), e.strerror)
+
+    for dirpath, dirs, files in os.walk(top, onerror=onerror, followlinks=follow):
+        dirs.sort()
+        for name in sorted(files):
+            yield os.path.join(dirpath, name)
+
+
+# -- output -------------------------------------------------------------------------------------------
+def _human_path(path: str | None) -> str:
+    if path is None:
+        return "<bytes>"
+    if path.isprintable() and "\\" not in path:
+        return path
+    # control characters, newlines, undecodable bytes (surrogate escapes), backslashes: quote
+    return ascii(path) if not path.isascii() else repr(path)
+
+
+def format_human(r: Result) -> str:
+    name = _human_path(r.path)
+    if not r.ok:
+        detail = f" ({r.message})" if r.message else ""
+        return f"{name}: [{r.status}]{detail}"
+    parts = []
+    for head, h in r.heads.items():
+        if isinstance(h, HeadResult):
+            if h.label == UNKNOWN:
+                parts.append(f"{head}=unknown (raw {h.raw} {h.score:.2f})")
+            else:
+                parts.append(f"{head}={h.label} {h.score:.2f}")
+        else:
+            parts.append(f"{head}=[{','.join(h.labels)}]")
+    return f"{name}: " + " ".join(parts)
+
+
+def format_jsonl(r: Result) -> str:
+    # ensure_ascii: newlines, control characters and surrogate escapes all become \\uXXXX escapes
+    return json.dumps(r.asdict(), ensure_ascii=True, separators=(",", ":"))
+
+
+class Progress:
+    """A one-line counter on stderr, only on a terminal and only once a scan takes a while."""
+
+    def __init__(self, enabled: bool, stream: IO[str] | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = enabled
+        self.n = 0
+        self.start = self.last = time.monotonic()
+        self.shown = False
+
+    def update(self) -> None:
+        self.n += 1
+        if not self.enabled or self.n % 64:
+            return
+        now = time.monotonic()
+        if now - self.start < 1.0 or now - self.last < 0.2:
+            return
+        self.last = now
+        rate = self.n / (now - self.start)
+        self.stream.write(f"\r{self.n} files ({rate:,.0f}/s)")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def _stdout_is_tty() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _stderr_is_tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+# -- main ---------------------------------------------------------------------------------------------
+def results(clf: Any, args: argparse.Namespace) -> Iterator[Result]:
+    items = expand(args.paths, recursive=args.recursive, follow_symlinks=args.follow_symlinks)
+    for is_stdin, group in itertools.groupby(items, key=lambda p: p == STDIN):
+        if is_stdin:
+            for _ in group:
+                yield clf.classify_stream(sys.stdin.buffer, path=STDIN)
+        else:
+            yield from clf.classify_paths(group)
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    parser = build_parser(prog)
+    args = parser.parse_args(argv)  # exits 2 on a usage error
+    logging.basicConfig(
+        level=logging.WARNING - 10 * min(args.verbose, 2),
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        rules = parse_fail_on(args.fail_on)
+    except UsageError as e:
+        parser.error(str(e))
+
+    from picohead_runtime.classifier import Classifier
+
+    try:
+        clf = Classifier(
+            args.model,
+            tier=args.tier,
+            device=args.device,
+            threads=args.threads,
+            top_k=args.top_k,
+            follow_symlinks=args.follow_symlinks,
+            batch_size=args.batch_size,
+        )
+        check_fail_on(rules, clf.spec)
+    except UsageError as e:
+        parser.error(str(e))
+    except (ModelError, SpecError) as e:
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 2
+    log.info("loaded %s (tier %s, %s)", clf.model_path, clf.tier, ", ".join(clf.providers))
+
+    progress = Progress(enabled=not args.no_progress and _stderr_is_tty() and not _stdout_is_tty())
+    matched = 0
+    collected: list[dict[str, Any]] = []
+    out = sys.stdout
+    try:
+        with clf:
+            for r in results(clf, args):
+                if rules and r.ok and matches(r, rules):
+                    matched += 1
+                    log.info("--fail-on matched: %s", _human_path(r.path))
+                if args.json:
+                    collected.append(r.asdict())
+                elif args.jsonl:
+                    out.write(format_jsonl(r) + "\n")
+                    out.flush()
+                else:
+                    out.write(format_human(r) + "\n")
+                    out.flush()
+                progress.update()
+        progress.close()
+        if args.json:
+            json.dump(collected, out, ensure_ascii=True, indent=1)
+            out.write("\n")
+            out.flush()
+    except BrokenPipeError:  # e.g. `| head`: stop quietly, without a traceback at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1 if matched else 0
+    except KeyboardInterrupt:
+        progress.close()
+        return 130
+    if matched:
+        print(f"{matched} file(s) matched --fail-on", file=sys.stderr)
+        return 1
+    return 0
