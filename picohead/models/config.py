@@ -75,15 +75,17 @@ class SteadyConfig:
     dims: dict[str, int] = field(
         default_factory=lambda: {"tiny": 12, "small": 16, "base": 24, "pro": 48}
     )  # embedding dims per tier (a Matryoshka prefix of the full embedding)
-    hidden: int = (
-        0  # 0: linear heads on the mean (byteSteady); >0: one GELU layer of this width first
-    )
+    hidden: int = 0  # 0: linear heads on the mean (byteSteady); >0: a GELU layer this wide first
+    positions: int = 16  # n-grams starting in the first k bytes are also hashed with their offset
+    position_share: float = 0.25  # total weight of those positional n-grams in the mean
 
     def validate(self, tiers: tuple[str, ...]) -> None:
         for t, b in _tier_map(self.buckets, tiers, "buckets").items():
             if b & (b - 1) or b < 2 or b > 2**24:
                 raise SpecError(f"arch.buckets.{t}: {b} must be a power of two in [2, 2**24]")
         _tier_map(self.dims, tiers, "dims")
+        if not 0 <= self.position_share < 1 or self.positions < 0:
+            raise SpecError("arch: positions must be >= 0 and position_share in [0, 1)")
         if not self.ngrams or any(n < 1 or n > 16 for n in self.ngrams):
             raise SpecError("arch.ngrams: must be a non-empty list of n-gram lengths in 1..16")
 

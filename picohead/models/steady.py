@@ -25,6 +25,7 @@ from picohead.models.nested import SlimLinear, TierHeads
 MASK31 = 2**31 - 1  # hashes live in [0, 2**31)
 BASE = 1_000_003  # odd multiplier of the rolling polynomial hash
 MAX_N = 16
+POS_KEY = 0x2545F491  # mixes an n-gram's offset into its positional hash
 
 
 def _mult(n: int) -> int:
@@ -33,29 +34,53 @@ def _mult(n: int) -> int:
 
 
 def ngram_hashes(
-    data: torch.Tensor, lengths: torch.Tensor, ngrams: tuple[int, ...], *, exact_ops: bool = False
+    data: torch.Tensor,
+    lengths: torch.Tensor,
+    ngrams: tuple[int, ...],
+    *,
+    positions: int = 0,
+    position_share: float = 0.0,
+    exact_ops: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """31-bit hashes ``[B, N]`` (int64) of every n-gram, and a 0/1 float mask of the valid ones.
+    """31-bit hashes ``[B, N]`` (int64) of every n-gram, and float weights (0 for invalid ones).
 
-    ``h_n = (h_{n-1} * BASE + byte + 1) mod 2**31``, then ``(h_n * mult_n) mod 2**31``. With
-    ``exact_ops`` the modulo is written as ``%`` (ONNX Mod) instead of ``&``; for these non-negative
-    values both give the same bits, and tests check it.
+    ``h_n = (h_{n-1} * BASE + byte + 1) mod 2**31``, then ``(h_n * mult_n) mod 2**31``. The n-grams
+    starting in the first ``positions`` bytes are hashed a second time together with their offset
+    (magic numbers live at fixed offsets); those weigh ``position_share`` of the mean in total, so
+    a long file does not dilute them. With ``exact_ops`` the modulo is written as ``%`` (ONNX Mod)
+    instead of ``&``; for these non-negative values both give the same bits (tested).
     """
     ids = data.long() + 1  # 1..256, so a zero byte still moves the hash
     pos = torch.arange(data.shape[1], device=data.device).unsqueeze(0)
+    limit = lengths.unsqueeze(1)
 
     def wrap(x: torch.Tensor) -> torch.Tensor:
         return x % (MASK31 + 1) if exact_ops else x & MASK31
 
     h = ids
-    out_h, out_mask = [], []
+    out_h, out_mask, pos_h, pos_mask = [], [], [], []
     for n in range(1, max(ngrams) + 1):
         if n > 1:
             h = wrap(h[:, :-1] * BASE + ids[:, n - 1 :])
         if n in ngrams:
             out_h.append(wrap(h * _mult(n)))
-            out_mask.append(pos[:, : h.shape[1]] <= (lengths.unsqueeze(1) - n))
-    return torch.cat(out_h, dim=1), torch.cat(out_mask, dim=1).to(torch.float32)
+            out_mask.append(pos[:, : h.shape[1]] <= (limit - n))
+            if positions:
+                head = h[:, :positions]
+                p = pos[:, : head.shape[1]]
+                pos_h.append(wrap(wrap(head + (p + 1) * POS_KEY) * _mult(n + MAX_N)))
+                pos_mask.append(p <= (limit - n))
+    hashes = torch.cat(out_h, dim=1)
+    weights = torch.cat(out_mask, dim=1).to(torch.float32)
+    if positions and position_share > 0:
+        pw = torch.cat(pos_mask, dim=1).to(torch.float32)
+        n_reg = weights.sum(1, keepdim=True)
+        scale = (
+            position_share / (1 - position_share) * n_reg / pw.sum(1, keepdim=True).clamp(min=1.0)
+        )
+        hashes = torch.cat((hashes, torch.cat(pos_h, dim=1)), dim=1)
+        weights = torch.cat((weights, pw * scale), dim=1)
+    return hashes, weights
 
 
 def buckets_of(h: torch.Tensor, buckets: int, *, exact_ops: bool = False) -> torch.Tensor:
@@ -65,21 +90,45 @@ def buckets_of(h: torch.Tensor, buckets: int, *, exact_ops: bool = False) -> tor
 
 
 def ngram_buckets_np(
-    data: np.ndarray, lengths: np.ndarray, ngrams: tuple[int, ...], buckets: int
+    data: np.ndarray,
+    lengths: np.ndarray,
+    ngrams: tuple[int, ...],
+    buckets: int,
+    *,
+    positions: int = 0,
+    position_share: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The numpy twin of :func:`ngram_hashes` + :func:`buckets_of` (tests check bit equality)."""
     ids = data.astype(np.int64) + 1
     pos = np.arange(data.shape[1])[None, :]
+    limit = lengths[:, None]
     shift = 31 - (buckets.bit_length() - 1)
     h = ids
-    out_ids, out_mask = [], []
+    out_h, out_m, pos_h, pos_m = [], [], [], []
     for n in range(1, max(ngrams) + 1):
         if n > 1:
             h = (h[:, :-1] * BASE + ids[:, n - 1 :]) & MASK31
         if n in ngrams:
-            out_ids.append(((h * _mult(n)) & MASK31) >> shift)
-            out_mask.append(pos[:, : h.shape[1]] <= (lengths[:, None] - n))
-    return np.concatenate(out_ids, axis=1), np.concatenate(out_mask, axis=1).astype(np.float32)
+            out_h.append((h * _mult(n)) & MASK31)
+            out_m.append(pos[:, : h.shape[1]] <= (limit - n))
+            if positions:
+                head = h[:, :positions]
+                p = pos[:, : head.shape[1]]
+                pos_h.append((((head + (p + 1) * POS_KEY) & MASK31) * _mult(n + MAX_N)) & MASK31)
+                pos_m.append(p <= (limit - n))
+    hashes = np.concatenate(out_h, axis=1)
+    weights = np.concatenate(out_m, axis=1).astype(np.float32)
+    if positions and position_share > 0:
+        pw = np.concatenate(pos_m, axis=1).astype(np.float32)
+        n_reg = weights.sum(1, keepdims=True)
+        scale = (
+            np.float32(position_share / (1 - position_share))
+            * n_reg
+            / np.maximum(pw.sum(1, keepdims=True), 1.0)
+        )
+        hashes = np.concatenate((hashes, np.concatenate(pos_h, axis=1)), axis=1)
+        weights = np.concatenate((weights, pw * scale), axis=1)
+    return hashes >> shift, weights
 
 
 class SteadyModel(nn.Module):
@@ -112,17 +161,17 @@ class SteadyModel(nn.Module):
         """Mean n-gram embedding for ``tier``; ``prepared`` (from :meth:`prepare`) reuses hashes."""
         cfg = self.cfg
         exact = not self.use_bag
-        h, mask = prepared if prepared is not None else self.prepare(data, lengths)
+        h, weights = prepared if prepared is not None else self.prepare(data, lengths)
         rows = cfg.buckets[tier]
         idx = buckets_of(h, rows, exact_ops=exact)
         table = self.table[:rows, : cfg.dims[tier]]
-        cnt = mask.sum(1, keepdim=True).clamp(min=1.0)
+        cnt = weights.sum(1, keepdim=True).clamp(min=1.0)
         if self.use_bag:
             # Training: per-row bucket counts times the table; no sort, no [B, N, D] tensor.
             counts = torch.zeros(h.shape[0], rows, dtype=table.dtype, device=h.device)
-            total = counts.scatter_add_(1, idx, mask) @ table
+            total = counts.scatter_add_(1, idx, weights) @ table
         else:
-            total = torch.matmul(mask.unsqueeze(1), F.embedding(idx, table)).squeeze(1)
+            total = torch.matmul(weights.unsqueeze(1), F.embedding(idx, table)).squeeze(1)
         z = total / cnt
         if cfg.hidden:
             z = F.gelu(self.hidden(z, cfg.hidden))
@@ -141,4 +190,12 @@ class SteadyModel(nn.Module):
         self, data: torch.Tensor, lengths: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Tier-independent n-gram hashes, computed once per batch in training."""
-        return ngram_hashes(data, lengths, self.cfg.ngrams, exact_ops=not self.use_bag)
+        cfg = self.cfg
+        return ngram_hashes(
+            data,
+            lengths,
+            cfg.ngrams,
+            positions=cfg.positions,
+            position_share=cfg.position_share,
+            exact_ops=not self.use_bag,
+        )

@@ -78,19 +78,24 @@ def test_byte_zero_is_not_padding():
 def test_hash_parity_torch_numpy_exact_ops():
     x, lengths, _ = _batch(2)
     ngrams = (1, 2, 3, 4, 6, 8)
-    h_fast, m_fast = ngram_hashes(x, lengths, ngrams)
-    h_exact, m_exact = ngram_hashes(x, lengths, ngrams, exact_ops=True)
+    kw = {"positions": 16, "position_share": 0.25}
+    h_fast, m_fast = ngram_hashes(x, lengths, ngrams, **kw)
+    h_exact, m_exact = ngram_hashes(x, lengths, ngrams, exact_ops=True, **kw)
     assert torch.equal(h_fast, h_exact) and torch.equal(m_fast, m_exact)
     for buckets in (2, 1024, 32768):
         fast = buckets_of(h_fast, buckets)
         assert torch.equal(fast, buckets_of(h_exact, buckets, exact_ops=True))
-        ids_np, mask_np = ngram_buckets_np(x.numpy(), lengths.numpy(), ngrams, buckets)
+        ids_np, mask_np = ngram_buckets_np(x.numpy(), lengths.numpy(), ngrams, buckets, **kw)
         np.testing.assert_array_equal(ids_np, fast.numpy())
-        np.testing.assert_array_equal(mask_np, m_fast.numpy())
+        np.testing.assert_allclose(mask_np, m_fast.numpy(), rtol=1e-6)
         assert int(fast.max()) < buckets
+    # positional n-grams carry a quarter of each non-empty row's total weight
+    share = m_fast[:, -sum(min(16, 2048 - n + 1) for n in ngrams) :].sum(1) / m_fast.sum(1)
+    torch.testing.assert_close(share[lengths >= 8], torch.full_like(share[lengths >= 8], 0.25))
+    h0, m0 = ngram_hashes(x, lengths, ngrams)
     # a row of length n has exactly max(0, n - k + 1) valid k-grams
     expected = sum(max(0, int(n) - k + 1) for k in ngrams for n in lengths[:1])
-    assert int(m_fast[0].sum()) == expected
+    assert int(m0[0].sum()) == expected
 
 
 def test_steady_export_path_matches_training_path():
