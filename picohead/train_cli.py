@@ -165,3 +165,66 @@ def eval_cmd(
         click.echo(f"error: {e}", err=True)
         sys.exit(2)
     click.echo(json.dumps(report, indent=1) if as_json else to_markdown(report))
+
+
+@click.command("add-head")
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--spec",
+    "head_spec",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help='JSON of the new head (one head object, or {"heads": [...]}).',
+)
+@click.option(
+    "--data",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Manifest with labels for the new head (a few hundred samples suffice).",
+)
+@click.option(
+    "--val",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Validation manifest; default: a quarter of the sources held out.",
+)
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--epochs", default=200, show_default=True)
+@click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("cache/windows"),
+    show_default=True,
+)
+def add_head_cmd(
+    run_dir: Path,
+    head_spec: Path,
+    data: Path,
+    val: Path | None,
+    out_dir: Path,
+    epochs: int,
+    cache_dir: Path,
+) -> None:
+    """Train a new head on RUN_DIR's frozen trunk; existing weights stay bit-identical."""
+    from picohead.add_head import add_head
+    from picohead.dataset import ManifestError
+
+    try:
+        doc = json.loads(head_spec.read_text())
+        summary = add_head(
+            run_dir,
+            doc,
+            data,
+            out_dir,
+            val_path=val,
+            epochs=epochs,
+            cache_dir=cache_dir,
+            source=str(head_spec),
+        )
+    except json.JSONDecodeError as e:
+        click.echo(f"error: {head_spec}: not valid JSON ({e})", err=True)
+        sys.exit(2)
+    except (SpecError, ManifestError, FileExistsError, ValueError, RuntimeError) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    click.echo(json.dumps(summary["val"], indent=1))
