@@ -278,8 +278,8 @@ def train(
         )
         val_data = val_data.subset(keep)
     # Each rank draws its own shard of every epoch's permutation; a resumed run redraws the same.
-    sampler = DistributedSampler(
-        range(len(train_data)),
+    sampler: DistributedSampler[int] = DistributedSampler(
+        range(len(train_data)),  # type: ignore[arg-type]  # only len() is used
         num_replicas=world.size,
         rank=world.rank,
         shuffle=True,

@@ -1,0 +1,170 @@
+"""``picohead train --recipe NAME``: the whole reproduction, one resumable command.
+
+Steps, each skipped when its output is already there: build the corpus (``picohead data build``)
+→ train every family the recipe lists (resuming from checkpoints) → export every tier (int8, gated
+on parity) → evaluate every tier's exported ONNX file on the test split → pick, per tier, the family
+with the best test score that fits the tier's size budget → optionally copy the chosen files into a
+runtime model folder (``--bundle``). Training settings come from ``recipes/<name>/train.json``.
+
+What it does not do: tune hyperparameters or write the model card (``picohead.model_card``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from picohead_runtime.spec import ModelSpec, load_spec
+
+log = logging.getLogger(__name__)
+SIZE_BUDGET = {"tiny": 64 * 1024, "small": 192 * 1024, "base": 512 * 1024, "pro": 2 * 1024 * 1024}
+
+
+def recipe_dir(name: str) -> Path:
+    return Path(str(resources.files("picohead") / "recipes" / name))
+
+
+def load_train_plan(name: str) -> dict[str, Any]:
+    path = recipe_dir(name) / "train.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"recipe {name!r} has no train.json ({path})")
+    plan: dict[str, Any] = json.loads(path.read_text())
+    return plan
+
+
+def family_spec(base: ModelSpec, family: str, arch: dict[str, Any] | None) -> ModelSpec:
+    d = base.to_dict()
+    d["family"], d["arch"] = family, dict(arch or {})
+    return ModelSpec.from_dict(d)
+
+
+def _onnx_scores(
+    files: dict[str, Path], spec: ModelSpec, test_manifest: Path, cache: Path
+) -> dict[str, Any]:
+    """Evaluate exported ONNX files (what users actually run) on the test manifest."""
+    import onnxruntime as ort
+
+    from picohead.dataset import load_manifest
+    from picohead.evaluate import evaluate_logits, headline
+
+    data = load_manifest(test_manifest, spec, cache_dir=cache)
+    out: dict[str, Any] = {}
+    for tier, path in files.items():
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = 2
+        sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        names = [o.name for o in sess.get_outputs()]
+        probs: dict[str, list[Any]] = {n: [] for n in names}
+        for s in range(0, len(data), 256):
+            w, lengths = data.windows[s : s + 256], data.lengths[s : s + 256]
+            w = w[:, : max(1, int(lengths.max()))]
+            for n, v in zip(names, sess.run(None, {"bytes": w, "lengths": lengths})):
+                probs[n].append(v)
+        import numpy as np
+
+        # The exporter's outputs are probabilities; the metrics take logits, so invert them.
+        logits = {}
+        for h in spec.heads:
+            p = np.concatenate(probs[f"prob_{h.name}"]).clip(1e-7, 1 - 1e-7)
+            logits[h.name] = np.log(p / (1 - p)) if h.multilabel else np.log(p)
+        report = evaluate_logits(spec, logits, data)
+        out[tier] = {
+            "file": str(path),
+            "bytes": path.stat().st_size,
+            "heads": report,
+            "mean_headline": float(np.mean([headline(m) for m in report.values()])),
+        }
+    return out
+
+
+def run_recipe(
+    name: str = "content",
+    *,
+    corpus: Path = Path("corpus"),
+    cache: Path = Path("cache"),
+    runs: Path = Path("runs"),
+    families: list[str] | None = None,
+    bundle: Path | None = None,
+    jobs: int = 2,
+) -> dict[str, Any]:
+    """Run (or resume) the recipe end to end; returns the per-tier choice and scores."""
+    from picohead.dataset import load_manifest
+    from picohead.train import TrainConfig, train
+
+    plan = load_train_plan(name)
+    if not (corpus / "train.jsonl").is_file():
+        from picohead.data.build import build
+        from picohead.data.recipe import load_recipe
+
+        log.info("building the %s corpus in %s", name, corpus)
+        build(load_recipe(name), out=corpus, cache=cache, jobs=jobs)
+    base = load_spec(recipe_dir(name) / "spec.json")
+    summary: dict[str, Any] = {"recipe": name, "families": {}}
+    for family in families or list(plan["families"]):
+        fam = plan["families"][family]
+        spec = family_spec(base, family, fam.get("arch"))
+        run_dir = runs / f"{name}-{family}"
+        wcache = cache / "windows"
+        train_data = load_manifest(corpus / "train.jsonl", spec, cache_dir=wcache)
+        val_data = load_manifest(corpus / "val.jsonl", spec, cache_dir=wcache)
+        cfg = TrainConfig.from_dict(fam.get("train", {}))
+        info = {
+            "train": str((corpus / "train.jsonl").resolve()),
+            "train_sha256": train_data.data_hash,
+            "val": str((corpus / "val.jsonl").resolve()),
+            "n_train": len(train_data),
+            "n_val": len(val_data),
+            "recipe": name,
+        }
+        resume = (run_dir / "checkpoint.pt").exists()
+        train(spec, train_data, val_data, run_dir, cfg, resume=resume, data_info=info)
+
+        from picohead_exporters import export_run
+
+        onnx_dir = run_dir / "onnx"
+        done = onnx_dir / "export.json"
+        if not done.exists() or done.stat().st_mtime < (run_dir / "best.pt").stat().st_mtime:
+            reports = export_run(
+                run_dir, out_dir=onnx_dir, precision="int8", cache_dir=wcache, raise_on_fail=False
+            )
+            done.write_text(json.dumps([r.to_dict() for r in reports], indent=1) + "\n")
+        files = {
+            r["tier"]: Path(r["path"])
+            for r in json.loads(done.read_text())
+            if r["ok"] and r["path"]
+        }
+        scores = _onnx_scores(files, spec, corpus / "test.jsonl", wcache)
+        (run_dir / "eval").mkdir(exist_ok=True)
+        (run_dir / "eval" / "onnx-test.json").write_text(json.dumps(scores, indent=1) + "\n")
+        summary["families"][family] = {
+            t: {"bytes": s["bytes"], "mean_headline": s["mean_headline"]} for t, s in scores.items()
+        }
+        summary.setdefault("_scores", {})[family] = scores
+
+    choice: dict[str, Any] = {}
+    for tier in base.tiers:
+        cands = [
+            (s[tier]["mean_headline"], fam, s[tier])
+            for fam, s in summary.get("_scores", {}).items()
+            if tier in s and s[tier]["bytes"] <= SIZE_BUDGET.get(tier, 1 << 62)
+        ]
+        if cands:
+            score, fam, s = max(cands, key=lambda c: c[0])
+            choice[tier] = {
+                "family": fam,
+                "file": s["file"],
+                "mean_headline": score,
+                "bytes": s["bytes"],
+            }
+    summary["choice"] = choice
+    summary.pop("_scores", None)
+    if bundle is not None:
+        bundle.mkdir(parents=True, exist_ok=True)
+        for tier, c in choice.items():
+            shutil.copyfile(c["file"], bundle / f"{tier}.onnx")
+        (bundle / "choice.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
