@@ -21,6 +21,7 @@ import base64
 import hashlib
 import json
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,7 +99,10 @@ def _cache_key(spec: ModelSpec, data_hash: str) -> str:
 
 
 def load_manifest(
-    path: str | Path, spec: ModelSpec, *, cache_dir: str | Path | None = None
+    path: str | os.PathLike[str],
+    spec: ModelSpec,
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
 ) -> WindowData:
     """Load a manifest into window arrays (from the cache when the same inputs were seen)."""
     path = Path(path)
