@@ -86,7 +86,11 @@ def ngram_hashes(
 def buckets_of(h: torch.Tensor, buckets: int, *, exact_ops: bool = False) -> torch.Tensor:
     """Multiply-shift reduction: the top ``log2(buckets)`` bits of a 31-bit hash."""
     shift = 31 - (buckets.bit_length() - 1)
-    return torch.div(h, 2**shift, rounding_mode="floor") if exact_ops else h >> shift
+    if exact_ops:
+        # An int64 floor-division exports as a float32 Div (24-bit mantissa) that moves some hashes
+        # into the next bucket; float64 holds every 31-bit hash exactly and /2**shift is exact.
+        return torch.floor(h.to(torch.float64) / 2**shift).to(torch.int64)
+    return h >> shift
 
 
 def ngram_buckets_np(

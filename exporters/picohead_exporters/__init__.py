@@ -1,0 +1,35 @@
+"""picohead_exporters: compile trained picohead tiers into single-file, verified ONNX models.
+
+``export_run(run_dir, tiers=..., out_dir=..., precision=..., target=..., calib=...)`` exports a
+trained run; ``export_tier(model, spec, tier, ...)`` exports one tier of an in-memory model;
+``inspect_model(path)`` reads a file's embedded metadata back. Importing this package does not
+import torch (the export functions import it when called).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from picohead_exporters.errors import ExportError, GateError
+
+if TYPE_CHECKING:
+    from picohead_exporters.export import ExportReport, export_run, export_tier
+    from picohead_exporters.inspect import inspect_model
+
+_LAZY = {
+    "ExportReport": "picohead_exporters.export",
+    "export_run": "picohead_exporters.export",
+    "export_tier": "picohead_exporters.export",
+    "inspect_model": "picohead_exporters.inspect",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'picohead_exporters' has no attribute {name!r}")
+
+
+__all__ = ["ExportError", "GateError", "ExportReport", "export_run", "export_tier", "inspect_model"]

@@ -1,0 +1,138 @@
+"""Precision steps: dynamic int8 with ``onnxruntime.quantization`` and fp16 conversion.
+
+int8 is ORT's dynamic quantization, restricted to nodes whose weight is a constant: MatMul/Gemm
+(``MatMulInteger``), Gather (an int8 table plus ``DequantizeLinear``) and, optionally, Conv.
+Activation x activation MatMuls (attention, masked pooling) stay float: quantizing them costs
+accuracy and buys nothing on a tiny model. Conv weights can be stored int8 in two ways: ORT's
+``ConvInteger`` (``conv="integer"``) or weight-only (``conv="weight"``: an int8 initializer and a
+``DequantizeLinear`` in front of a float Conv; the file shrinks, the arithmetic stays float).
+fp16 converts weights and arithmetic but keeps float32 outputs (the runtime contract).
+
+What it does not do: decide whether the result is good enough (``verify`` gates it).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from picohead_exporters.graph import strip_debug
+
+
+@dataclass(frozen=True)
+class Int8Config:
+    """One way to quantize; the exporter tries a ladder of these and keeps the first that passes."""
+
+    name: str
+    ops: tuple[str, ...] = ("MatMul", "Gemm", "Gather")
+    conv: str = "weight"  # "weight" (int8 storage, float math) | "integer" (ConvInteger) | "none"
+    per_channel: bool = False
+
+
+INT8_LADDER = (
+    Int8Config("int8"),
+    Int8Config("int8-per-channel", per_channel=True),
+    Int8Config("int8-no-gather", ops=("MatMul", "Gemm")),
+    Int8Config("int8-no-conv", conv="none"),
+)
+
+
+def _const_weight_nodes(model: onnx.ModelProto, ops: tuple[str, ...]) -> list[str]:
+    inits = {i.name for i in model.graph.initializer}
+    names = []
+    for node in model.graph.node:
+        if node.op_type not in ops:
+            continue
+        weight = node.input[0] if node.op_type == "Gather" else node.input[1]
+        if weight in inits and node.name:
+            names.append(node.name)
+    return names
+
+
+def _name_nodes(model: onnx.ModelProto) -> None:
+    seen: set[str] = set()
+    for i, node in enumerate(model.graph.node):
+        if not node.name or node.name in seen:
+            node.name = f"{node.op_type}_{i}"
+        seen.add(node.name)
+
+
+def quantize_int8(model: onnx.ModelProto, cfg: Int8Config = INT8_LADDER[0]) -> onnx.ModelProto:
+    """Dynamic int8 of constant-weight MatMul/Gemm/Gather (+ Conv per ``cfg.conv``)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    _name_nodes(model)
+    ops = cfg.ops + (("Conv",) if cfg.conv == "integer" else ())
+    nodes = _const_weight_nodes(model, ops)
+    if nodes:
+        with tempfile.TemporaryDirectory(prefix="picohead-q-") as tmp:
+            out = Path(tmp) / "q.onnx"
+            quantize_dynamic(
+                model,
+                out,
+                op_types_to_quantize=list(ops),
+                nodes_to_quantize=nodes,
+                per_channel=cfg.per_channel,
+                reduce_range=False,
+                weight_type=QuantType.QInt8,
+                extra_options={"MatMulConstBOnly": True},
+            )
+            model = onnx.load(out, load_external_data=False)
+    if cfg.conv == "weight":
+        model = conv_weights_int8(model)
+    return strip_debug(model)
+
+
+def conv_weights_int8(model: onnx.ModelProto) -> onnx.ModelProto:
+    """Store each constant Conv weight as int8 (per output channel) + ``DequantizeLinear``."""
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    new_nodes = []
+    for node in g.node:
+        if node.op_type == "Conv" and len(node.input) > 1 and node.input[1] in inits:
+            w_init = inits[node.input[1]]
+            w = numpy_helper.to_array(w_init).astype(np.float32)
+            amax = np.abs(w.reshape(w.shape[0], -1)).max(axis=1)
+            scale = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
+            q = np.clip(np.round(w / scale.reshape(-1, *([1] * (w.ndim - 1)))), -127, 127)
+            base = w_init.name
+            g.initializer.remove(w_init)
+            del inits[base]
+            g.initializer.extend(
+                [
+                    numpy_helper.from_array(q.astype(np.int8), f"{base}_int8"),
+                    numpy_helper.from_array(scale, f"{base}_scale"),
+                    numpy_helper.from_array(np.zeros_like(scale, dtype=np.int8), f"{base}_zp"),
+                ]
+            )
+            new_nodes.append(
+                helper.make_node(
+                    "DequantizeLinear",
+                    [f"{base}_int8", f"{base}_scale", f"{base}_zp"],
+                    [base],
+                    name=f"{base}_dequant",
+                    axis=0,
+                )
+            )
+        new_nodes.append(node)
+    del g.node[:]
+    g.node.extend(new_nodes)
+    return model
+
+
+def convert_fp16(model: onnx.ModelProto) -> onnx.ModelProto:
+    """Weights and arithmetic in fp16, inputs/outputs unchanged (uint8/int64 in, float32 out)."""
+    from onnxruntime.transformers.float16 import convert_float_to_float16
+
+    out = convert_float_to_float16(
+        onnx.ModelProto.FromString(model.SerializeToString()),
+        keep_io_types=True,
+        op_block_list=["Range", "CumSum"],
+    )
+    return strip_debug(out)
