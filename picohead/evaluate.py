@@ -47,6 +47,8 @@ def softmax_metrics(
         }
         if support:
             f1s.append(f)
+    k = len(head.labels)
+    matrix = np.bincount(y.astype(np.int64) * k + pred, minlength=k * k).reshape(k, k)
     conf = Counter(
         (head.labels[a], head.labels[b]) for a, b in zip(y.tolist(), pred.tolist()) if a != b
     )
@@ -56,6 +58,7 @@ def softmax_metrics(
         "macro_f1": round(float(np.mean(f1s)) if f1s else 0.0, 4),
         "per_class": per_class,
         "confusions": [[t, p, c] for (t, p), c in conf.most_common(top_confusions)],
+        "matrix": matrix.tolist(),  # rows: true label, columns: predicted (label order of the head)
     }
 
 

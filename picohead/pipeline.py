@@ -4,9 +4,9 @@ Steps, each skipped when its output is already there: build the corpus (``picohe
 → train every family the recipe lists (resuming from checkpoints) → export every tier (int8, gated
 on parity) → evaluate every tier's exported ONNX file on the test split → pick, per tier, the family
 with the best test score that fits the tier's size budget → optionally copy the chosen files into a
-runtime model folder (``--bundle``). Training settings come from ``recipes/<name>/train.json``.
+runtime model folder (``--bundle``) and write the model card. Training settings come from ``recipes/<name>/train.json``.
 
-What it does not do: tune hyperparameters or write the model card (``picohead.model_card``).
+What it does not do: tune hyperparameters.
 """
 
 from __future__ import annotations
@@ -42,45 +42,6 @@ def family_spec(base: ModelSpec, family: str, arch: dict[str, Any] | None) -> Mo
     return ModelSpec.from_dict(d)
 
 
-def _onnx_scores(
-    files: dict[str, Path], spec: ModelSpec, test_manifest: Path, cache: Path
-) -> dict[str, Any]:
-    """Evaluate exported ONNX files (what users actually run) on the test manifest."""
-    import onnxruntime as ort
-
-    from picohead.dataset import load_manifest
-    from picohead.evaluate import evaluate_logits, headline
-
-    data = load_manifest(test_manifest, spec, cache_dir=cache)
-    out: dict[str, Any] = {}
-    for tier, path in files.items():
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = 2
-        sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-        names = [o.name for o in sess.get_outputs()]
-        probs: dict[str, list[Any]] = {n: [] for n in names}
-        for s in range(0, len(data), 256):
-            w, lengths = data.windows[s : s + 256], data.lengths[s : s + 256]
-            w = w[:, : max(1, int(lengths.max()))]
-            for n, v in zip(names, sess.run(None, {"bytes": w, "lengths": lengths})):
-                probs[n].append(v)
-        import numpy as np
-
-        # The exporter's outputs are probabilities; the metrics take logits, so invert them.
-        logits = {}
-        for h in spec.heads:
-            p = np.concatenate(probs[f"prob_{h.name}"]).clip(1e-7, 1 - 1e-7)
-            logits[h.name] = np.log(p / (1 - p)) if h.multilabel else np.log(p)
-        report = evaluate_logits(spec, logits, data)
-        out[tier] = {
-            "file": str(path),
-            "bytes": path.stat().st_size,
-            "heads": report,
-            "mean_headline": float(np.mean([headline(m) for m in report.values()])),
-        }
-    return out
-
-
 def run_recipe(
     name: str = "content",
     *,
@@ -89,10 +50,12 @@ def run_recipe(
     runs: Path = Path("runs"),
     families: list[str] | None = None,
     bundle: Path | None = None,
+    card: Path | None = None,
     jobs: int = 2,
 ) -> dict[str, Any]:
     """Run (or resume) the recipe end to end; returns the per-tier choice and scores."""
     from picohead.dataset import load_manifest
+    from picohead.model_card import onnx_test_report, write_model_card
     from picohead.train import TrainConfig, train
 
     plan = load_train_plan(name)
@@ -137,7 +100,8 @@ def run_recipe(
             for r in json.loads(done.read_text())
             if r["ok"] and r["path"]
         }
-        scores = _onnx_scores(files, spec, corpus / "test.jsonl", wcache)
+        test = load_manifest(corpus / "test.jsonl", spec, cache_dir=wcache)
+        scores = onnx_test_report(files, spec, test)
         (run_dir / "eval").mkdir(exist_ok=True)
         (run_dir / "eval" / "onnx-test.json").write_text(json.dumps(scores, indent=1) + "\n")
         summary["families"][family] = {
@@ -161,7 +125,14 @@ def run_recipe(
                 "bytes": s["bytes"],
             }
     summary["choice"] = choice
-    summary.pop("_scores", None)
+    all_scores = summary.pop("_scores", {})
+    if card is not None and choice:
+        corpus_card = (
+            json.loads((corpus / "card.json").read_text())
+            if (corpus / "card.json").is_file()
+            else None
+        )
+        write_model_card(card, spec=base, scores=all_scores, choice=choice, corpus_card=corpus_card)
     if bundle is not None:
         bundle.mkdir(parents=True, exist_ok=True)
         for tier, c in choice.items():

@@ -1,0 +1,291 @@
+"""Evaluate exported ONNX tiers on held-out data and write ``MODEL_CARD.md`` with plots.
+
+The numbers come from the int8 ``.onnx`` files users run, not from the torch model: per head, tier
+and class on the corpus's test split; on short inputs (text-language samples cut to ~50 bytes at a
+character boundary; files under 256 bytes for MIME); risk flags on look-alike negatives; sizes
+and latency per tier. Plots (PNG, needs matplotlib): accuracy vs latency per tier and family, and
+confusion matrices for code and text language.
+
+What it does not do: train or export (``picohead.pipeline`` runs those first).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from picohead.dataset import WindowData
+from picohead.evaluate import evaluate_logits, headline
+from picohead_runtime.spec import ModelSpec
+
+
+def _session(path: Path, threads: int = 2) -> Any:
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+
+
+def onnx_logits(
+    sess: Any, spec: ModelSpec, data: WindowData, batch: int = 256
+) -> dict[str, np.ndarray]:
+    """Per-head scores as logits (the file outputs probabilities; metrics take logits)."""
+    names = [o.name for o in sess.get_outputs()]
+    chunks: dict[str, list[np.ndarray]] = {n: [] for n in names}
+    order = np.argsort(data.lengths, kind="stable")
+    for s in range(0, len(data), batch):
+        idx = order[s : s + batch]
+        lengths = data.lengths[idx]
+        w = np.ascontiguousarray(data.windows[idx, : max(1, int(lengths.max()))])
+        for n, v in zip(names, sess.run(None, {"bytes": w, "lengths": lengths})):
+            chunks[n].append(v)
+    inv = np.empty(len(data), dtype=np.int64)
+    inv[order] = np.arange(len(data))
+    out = {}
+    for h in spec.heads:
+        p = np.concatenate(chunks[f"prob_{h.name}"])[inv].astype(np.float64).clip(1e-9, 1 - 1e-9)
+        out[h.name] = np.log(p / (1 - p)) if h.multilabel else np.log(p)
+    return out
+
+
+def short_text(data: WindowData, n_bytes: int = 50) -> WindowData:
+    """Text-language samples cut to at most ``n_bytes`` at a UTF-8 character boundary."""
+    has = data.label_mask.get("text_lang")
+    if has is None or not has.any():
+        return data.subset(np.zeros(0, dtype=np.int64))
+    sub = data.subset(np.flatnonzero(has))
+    windows = np.zeros((len(sub), n_bytes), dtype=np.uint8)
+    lengths = np.zeros(len(sub), dtype=np.int64)
+    for i in range(len(sub)):
+        raw = sub.windows[i, : sub.lengths[i]].tobytes()[:n_bytes]
+        cut = raw.decode("utf-8", errors="ignore").encode("utf-8")
+        windows[i, : len(cut)] = np.frombuffer(cut, dtype=np.uint8)
+        lengths[i] = len(cut)
+    keep = np.flatnonzero(lengths > 0)
+    sub.windows, sub.lengths = windows, lengths
+    return sub.subset(keep)
+
+
+def latency_ms(sess: Any, length: int = 2048, runs: int = 300) -> float:
+    """Median warm single-sample latency at ``length`` bytes (the session's thread setting)."""
+    x = np.random.default_rng(0).integers(0, 256, (1, length), dtype=np.uint8)
+    feed = {"bytes": x, "lengths": np.array([length], dtype=np.int64)}
+    for _ in range(20):
+        sess.run(None, feed)
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        sess.run(None, feed)
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times) * 1000)
+
+
+def onnx_test_report(files: dict[str, Path], spec: ModelSpec, test: WindowData) -> dict[str, Any]:
+    """Per tier: file size, latency, and metrics on the full test split and its short subsets."""
+    short = {"text_lang_50B": short_text(test)}
+    small = np.flatnonzero(test.lengths < 256)
+    short["files_under_256B"] = test.subset(small)
+    out: dict[str, Any] = {}
+    for tier, path in files.items():
+        sess = _session(path)
+        full = evaluate_logits(spec, onnx_logits(sess, spec, test), test)
+        subsets = {
+            k: evaluate_logits(spec, onnx_logits(sess, spec, d), d) if len(d) else {}
+            for k, d in short.items()
+        }
+        one = _session(path, threads=1)
+        out[tier] = {
+            "file": str(path),
+            "bytes": path.stat().st_size,
+            "latency_ms_2kb_1thread": latency_ms(one),
+            "heads": full,
+            "short": subsets,
+            "mean_headline": float(np.mean([headline(m) for m in full.values()])),
+        }
+    return out
+
+
+# -- the card -------------------------------------------------------------------------------------
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def _plots(scores: dict[str, dict[str, Any]], spec: ModelSpec, out_dir: Path) -> list[str]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    made = []
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for fam, tiers in scores.items():
+        xs = [t["latency_ms_2kb_1thread"] for t in tiers.values()]
+        ys = [t["mean_headline"] for t in tiers.values()]
+        ax.plot(xs, ys, marker="o", label=fam)
+        for name, x, y in zip(tiers, xs, ys):
+            ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, -10), fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("latency per file, ms (2 KB window, 1 thread, int8 ONNX)")
+    ax.set_ylabel("mean test score over heads")
+    ax.set_title("accuracy vs latency per tier")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out_dir / "accuracy_vs_latency.png", dpi=110)
+    plt.close(fig)
+    made.append("accuracy_vs_latency.png")
+    best_fam = max(scores, key=lambda f: max(t["mean_headline"] for t in scores[f].values()))
+    top = scores[best_fam][list(scores[best_fam])[-1]]
+    for head in ("code_lang", "text_lang"):
+        m = top["heads"].get(head)
+        if not m:
+            continue
+        mat = np.array(m["matrix"], dtype=np.float64)
+        keep = mat.sum(1) > 0
+        mat = mat[keep][:, keep]
+        labels = [lab for lab, k in zip(spec.head(head).labels, keep) if k]
+        norm = mat / mat.sum(1, keepdims=True).clip(min=1)
+        fig, ax = plt.subplots(figsize=(0.22 * len(labels) + 3, 0.22 * len(labels) + 2.5))
+        ax.imshow(norm, cmap="Blues", vmin=0, vmax=1)
+        ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_xlabel("predicted")
+        ax.set_ylabel("true")
+        ax.set_title(f"{head} confusion ({best_fam}, {list(scores[best_fam])[-1]}; row-normalised)")
+        fig.tight_layout()
+        name = f"confusion_{head}.png"
+        fig.savefig(out_dir / name, dpi=110)
+        plt.close(fig)
+        made.append(name)
+    return made
+
+
+def write_model_card(
+    out: Path,
+    *,
+    spec: ModelSpec,
+    scores: dict[str, dict[str, Any]],  # family -> tier -> onnx_test_report entry
+    choice: dict[str, Any],
+    corpus_card: dict[str, Any] | None = None,
+    extra_sections: list[str] | None = None,
+    plots_dir: Path | None = None,
+) -> None:
+    plots = _plots(scores, spec, plots_dir or out.parent / "docs")
+    rel = (plots_dir or out.parent / "docs").relative_to(out.parent) if plots else None
+    L: list[str] = [f"# Model card: {spec.name}", ""]
+    L += [
+        "Generated by `picohead train --recipe content` (see README). Every figure below is measured on",
+        "the corpus's **test split** (held out by source package/document) with the exported int8 ONNX",
+        "files, not the torch model.",
+        "",
+    ]
+    if corpus_card:
+        splits = corpus_card.get("splits", {})
+        L += [
+            "## Data",
+            "",
+            f"{corpus_card.get('total', '?')} samples: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(splits.items()))
+            + ". Sources, licences and "
+            "per-label counts are in the corpus's `DATASET_CARD.md` (rebuilt by `picohead data build`).",
+            "",
+        ]
+    L += [
+        "## Shipped tiers",
+        "",
+        "| tier | family | file size | latency (2 KB, 1 thread) | mean test score |",
+        "|---|---|---|---|---|",
+    ]
+    for tier, c in choice.items():
+        s = scores[c["family"]][tier]
+        L.append(
+            f"| {tier} | {c['family']} | {s['bytes'] / 1024:.0f} KB | {s['latency_ms_2kb_1thread']:.3f} ms "
+            f"| {_pct(s['mean_headline'])} |"
+        )
+    heads = [h.name for h in spec.heads]
+    for fam, tiers in scores.items():
+        L += [
+            "",
+            f"## Family `{fam}`: accuracy per head and tier (test split, %)",
+            "",
+            "Accuracy for softmax heads, micro-F1 for the risk head; macro-F1 in brackets.",
+            "",
+            "| head | " + " | ".join(tiers) + " |",
+            "|---|" + "---|" * len(tiers),
+        ]
+        for h in heads:
+            cells = []
+            for t in tiers.values():
+                m = t["heads"].get(h)
+                cells.append(f"{_pct(headline(m))} ({_pct(m['macro_f1'])})" if m else "–")
+            L.append(f"| {h} | " + " | ".join(cells) + " |")
+        L += [
+            "",
+            "Short inputs:",
+            "",
+            "| subset | head | " + " | ".join(tiers) + " |",
+            "|---|---|" + "---|" * len(tiers),
+        ]
+        for subset, head in (("text_lang_50B", "text_lang"), ("files_under_256B", "mime")):
+            cells = []
+            for t in tiers.values():
+                m = t["short"].get(subset, {}).get(head)
+                cells.append(f"{_pct(headline(m))} (n={m['n']})" if m else "–")
+            L.append(f"| {subset} | {head} | " + " | ".join(cells) + " |")
+    if plots:
+        L += ["", "## Plots", ""] + [f"![{p}]({rel}/{p})" for p in plots]
+    best = choice.get(spec.tiers[-1])
+    if best:
+        top = scores[best["family"]][spec.tiers[-1]]["heads"]
+        for h in heads:
+            m = top.get(h)
+            if not m:
+                continue
+            L += [
+                "",
+                f"## Per class: {h} ({best['family']}, {spec.tiers[-1]})",
+                "",
+                "| label | precision | recall | F1 | support |",
+                "|---|---|---|---|---|",
+            ]
+            for lab, c in m["per_class"].items():
+                if c["support"]:
+                    L.append(
+                        f"| {lab} | {c['precision']:.3f} | {c['recall']:.3f} | {c['f1']:.3f} | {c['support']} |"
+                    )
+            if m.get("confusions"):
+                L += [
+                    "",
+                    "Most frequent confusions: "
+                    + ", ".join(f"{a} → {b} ({n})" for a, b, n in m["confusions"][:8]),
+                ]
+            if "negatives_flagged" in m:
+                L += [
+                    "",
+                    f"Samples without any risk flag that were flagged: {_pct(m['negatives_flagged'])} %",
+                ]
+    L += extra_sections or []
+    out.write_text("\n".join(L) + "\n")
+    (out.parent / "docs").mkdir(exist_ok=True)
+    (out.parent / "docs" / "model_card_scores.json").write_text(
+        json.dumps(
+            {
+                "choice": choice,
+                "scores": {
+                    f: {t: {k: v for k, v in s.items() if k != "file"} for t, s in ts.items()}
+                    for f, ts in scores.items()
+                },
+            },
+            indent=1,
+        )
+        + "\n"
+    )
