@@ -1,0 +1,101 @@
+"""Decoding rules on hand-made probabilities: thresholds, gates, top-k, multilabel, asdict."""
+
+import json
+
+import numpy as np
+import pytest
+
+from picohead.testing import toy_spec
+from picohead_runtime.decode import Decoder
+from picohead_runtime.results import HeadResult, MultilabelResult, Result
+from picohead_runtime.spec import ModelSpec
+
+
+def _spec(**head_overrides):
+    d = toy_spec("steady")
+    for h in d["heads"]:
+        h.update(head_overrides.get(h["name"], {}))
+    return ModelSpec.from_dict(d)
+
+
+def _probs(kind, lang, risk):
+    return [np.array(x, dtype=np.float32) for x in (kind, lang, risk)]
+
+
+def test_softmax_top1_topk_and_gate_on():
+    dec = Decoder(_spec(), top_k=2)
+    (row,) = dec.decode(_probs([[0.7, 0.2, 0.1]], [[0.1, 0.3, 0.6]], [[0.9, 0.2]]))
+    kind = row["kind"]
+    assert isinstance(kind, HeadResult)
+    assert (kind.label, kind.raw, kind.reason) == ("code", "code", None)
+    assert kind.score == pytest.approx(0.7)
+    assert [lab for lab, _ in kind.top_k] == ["code", "text"]
+    assert row["lang"].label == "c"  # gate open: kind is code
+    assert row["risk"] == MultilabelResult(
+        labels=("email",), scores=pytest.approx({"email": 0.9, "api_key": 0.2})
+    )
+
+
+def test_gated_head_is_absent_when_gate_label_differs():
+    dec = Decoder(_spec())
+    (row,) = dec.decode(_probs([[0.1, 0.8, 0.1]], [[0.1, 0.3, 0.6]], [[0.1, 0.1]]))
+    assert row["kind"].label == "text"
+    assert "lang" not in row
+    assert row["risk"].labels == ()
+
+
+def test_below_threshold_is_unknown_with_reason_and_closes_gate():
+    dec = Decoder(_spec(kind={"threshold": 0.8}))
+    (row,) = dec.decode(_probs([[0.6, 0.3, 0.1]], [[0.9, 0.05, 0.05]], [[0.1, 0.1]]))
+    kind = row["kind"]
+    assert kind.label == "unknown" and kind.raw == "code"
+    assert "below the threshold" in kind.reason and "0.800" in kind.reason
+    assert "lang" not in row  # an unknown parent switches its gated children off
+
+
+def test_label_thresholds_override_head_threshold():
+    spec = _spec(
+        kind={"threshold": 0.5, "label_thresholds": {"binary": 0.95}},
+        risk={"threshold": 0.5, "label_thresholds": {"api_key": 0.1}},
+    )
+    dec = Decoder(spec)
+    rows = dec.decode(
+        _probs(
+            [[0.1, 0.2, 0.7], [0.6, 0.2, 0.2]], [[1, 0, 0], [1, 0, 0]], [[0.4, 0.15], [0.6, 0.05]]
+        )
+    )
+    assert rows[0]["kind"].label == "unknown" and rows[0]["kind"].raw == "binary"
+    assert rows[1]["kind"].label == "code"
+    assert rows[0]["risk"].labels == ("api_key",)
+    assert rows[1]["risk"].labels == ("email",)
+
+
+def test_top_k_is_capped_by_label_count_and_sorted():
+    dec = Decoder(_spec(), top_k=10)
+    (row,) = dec.decode(_probs([[0.2, 0.5, 0.3]], [[1, 0, 0]], [[0, 0]]))
+    assert [lab for lab, _ in row["kind"].top_k] == ["text", "binary", "code"]
+    with pytest.raises(ValueError):
+        Decoder(_spec(), top_k=0)
+
+
+def test_batch_rows_are_independent():
+    dec = Decoder(_spec())
+    kind = [[0.9, 0.05, 0.05], [0.05, 0.05, 0.9]]
+    rows = dec.decode(_probs(kind, [[0, 1, 0], [0, 0, 1]], [[0, 0], [1, 1]]))
+    assert rows[0]["lang"].label == "javascript" and "lang" not in rows[1]
+    assert rows[1]["risk"].labels == ("email", "api_key")
+
+
+def test_result_asdict_is_json_and_documented_shape():
+    dec = Decoder(_spec())
+    (heads,) = dec.decode(_probs([[0.9, 0.05, 0.05]], [[0, 1, 0]], [[0.7, 0.1]]))
+    r = Result(path="a.py", status="ok", heads=heads, tier="tiny", model="toy")
+    d = json.loads(json.dumps(r.asdict()))
+    assert d["ok"] is True and d["status"] == "ok" and d["tier"] == "tiny" and d["model"] == "toy"
+    assert set(d["heads"]["kind"]) == {"label", "score", "raw", "top_k", "reason"}
+    assert d["heads"]["risk"] == {"labels": ["email"], "scores": {"email": 0.7, "api_key": 0.1}}
+    assert "path_b64" not in d
+    bad = Result(path="x\udcff.bin", status="not_found", message="No such file")
+    d = bad.asdict()
+    assert d["ok"] is False and d["heads"] == {} and d["message"] == "No such file"
+    assert d["path_b64"] == "eP8uYmlu"  # b"x\xff.bin"
