@@ -25,6 +25,9 @@ SIZE_BUDGET = {"tiny": 64 * 1024, "small": 192 * 1024, "base": 512 * 1024, "pro"
 
 
 def recipe_dir(name: str) -> Path:
+    """A recipe bundled with picohead (``content``), or a folder holding spec.json + train.json."""
+    if Path(name).is_dir():
+        return Path(name)
     return Path(str(resources.files("picohead") / "recipes" / name))
 
 
@@ -70,7 +73,7 @@ def run_recipe(
     for family in families or list(plan["families"]):
         fam = plan["families"][family]
         spec = family_spec(base, family, fam.get("arch"))
-        run_dir = runs / f"{name}-{family}"
+        run_dir = runs / f"{Path(name).name}-{family}"
         wcache = cache / "windows"
         train_data = load_manifest(corpus / "train.jsonl", spec, cache_dir=wcache)
         val_data = load_manifest(corpus / "val.jsonl", spec, cache_dir=wcache)
@@ -107,13 +110,18 @@ def run_recipe(
         summary["families"][family] = {
             t: {"bytes": s["bytes"], "mean_headline": s["mean_headline"]} for t, s in scores.items()
         }
-        summary.setdefault("_scores", {})[family] = scores
 
+    # Choose among every family of this recipe evaluated so far (also by earlier invocations).
+    all_scores = {
+        fam: json.loads((runs / f"{Path(name).name}-{fam}" / "eval" / "onnx-test.json").read_text())
+        for fam in plan["families"]
+        if (runs / f"{Path(name).name}-{fam}" / "eval" / "onnx-test.json").is_file()
+    }
     choice: dict[str, Any] = {}
     for tier in base.tiers:
         cands = [
             (s[tier]["mean_headline"], fam, s[tier])
-            for fam, s in summary.get("_scores", {}).items()
+            for fam, s in all_scores.items()
             if tier in s and s[tier]["bytes"] <= SIZE_BUDGET.get(tier, 1 << 62)
         ]
         if cands:
@@ -125,7 +133,6 @@ def run_recipe(
                 "bytes": s["bytes"],
             }
     summary["choice"] = choice
-    all_scores = summary.pop("_scores", {})
     if card is not None and choice:
         corpus_card = (
             json.loads((corpus / "card.json").read_text())

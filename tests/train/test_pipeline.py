@@ -1,0 +1,44 @@
+"""`picohead train --recipe`: train -> export -> ONNX test eval -> per-tier choice -> bundle + card."""
+
+import json
+
+import pytest
+
+from picohead.pipeline import run_recipe
+from picohead.testing import toy_spec, write_toy_corpus
+
+
+@pytest.mark.slow
+def test_recipe_end_to_end(tmp_path):
+    corpus = write_toy_corpus(tmp_path / "corpus", n_train=400, n_eval=120)
+    recipe = tmp_path / "toy"
+    recipe.mkdir()
+    (recipe / "spec.json").write_text(json.dumps(toy_spec("steady")))
+    (recipe / "train.json").write_text(
+        json.dumps(
+            {
+                "families": {
+                    "steady": {
+                        "arch": toy_spec("steady")["arch"],
+                        "train": {"steps": 150, "batch_size": 32, "eval_every": 75},
+                    }
+                }
+            }
+        )
+    )
+    bundle, card = tmp_path / "bundle", tmp_path / "MODEL_CARD.md"
+    result = run_recipe(
+        str(recipe), corpus=corpus, runs=tmp_path / "runs", bundle=bundle, card=card
+    )
+    reports = json.loads((tmp_path / "runs" / "toy-steady" / "onnx" / "export.json").read_text())
+    # a tier is shipped exactly when its export passed the parity/quantization gates
+    assert set(result["choice"]) == {r["tier"] for r in reports if r["ok"]} != set()
+    for tier in result["choice"]:
+        assert (bundle / f"{tier}.onnx").is_file()
+    text = card.read_text()
+    assert "| kind |" in text and "Shipped tiers" in text
+    scores = json.loads((tmp_path / "runs" / "toy-steady" / "eval" / "onnx-test.json").read_text())
+    assert all(s["heads"]["kind"]["accuracy"] > 0.85 for s in scores.values())
+    # a second run resumes: nothing is retrained and the same choice comes back
+    again = run_recipe(str(recipe), corpus=corpus, runs=tmp_path / "runs")
+    assert again["choice"] == result["choice"]
