@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import os
 import random
 import sys
@@ -116,7 +117,8 @@ def percentile(sorted_ms: Sequence[float], q: float) -> float:
     """Nearest-rank percentile of an ascending list."""
     if not sorted_ms:
         return float("nan")
-    k = max(0, min(len(sorted_ms) - 1, int(round(q / 100.0 * len(sorted_ms) + 0.5)) - 1))
+    rank = math.ceil(q / 100.0 * len(sorted_ms) - 1e-9)  # the smallest value with >= q% at or below
+    k = max(0, min(len(sorted_ms) - 1, rank - 1))
     return sorted_ms[k]
 
 

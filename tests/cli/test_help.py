@@ -1,0 +1,55 @@
+"""Every command answers --help in a fresh process (catches import errors and torch at import)."""
+
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from picohead.cli import COMMANDS
+
+ENTRY_POINTS = [
+    ["-m", "picohead", "--help"],
+    *[["-m", "picohead", name, "--help"] for name in sorted(COMMANDS)],
+    ["-m", "picohead_runtime", "--help"],
+    ["-m", "picohead_runtime.bench", "--help"],
+]
+
+
+def _run(args):
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def helps():
+    with ThreadPoolExecutor(4) as pool:
+        return dict(zip(map(tuple, ENTRY_POINTS), pool.map(_run, ENTRY_POINTS)))
+
+
+@pytest.mark.parametrize("args", ENTRY_POINTS, ids=lambda a: " ".join(a[1:]))
+def test_help(helps, args):
+    r = helps[tuple(args)]
+    assert r.returncode == 0, r.stderr
+    assert "usage" in r.stdout.lower()
+
+
+def test_runtime_help_matches_picohead_classify(helps):
+    """One implementation: the same flags under both names."""
+    a = helps[("-m", "picohead", "classify", "--help")].stdout
+    b = helps[("-m", "picohead_runtime", "--help")].stdout
+    flags = [
+        "--jsonl",
+        "--json",
+        "--tier",
+        "--model",
+        "--device",
+        "--threads",
+        "--top-k",
+        "--fail-on",
+        "-r",
+    ]
+    for flag in flags:
+        assert flag in a and flag in b
+    assert a.split("options:")[1] == b.split("options:")[1]
