@@ -57,11 +57,19 @@ def stage_sources(recipe: Recipe, out: Path, cache: Path, jobs: int, labels: dic
     store = BlobStore(out)
     cap = int(recipe.setting("cap_per_source_label", 800))
     ncuts = int(recipe.setting("cuts_per_file", 1))
-    todo = [e for e in recipe.entries if not stage_done(out, f"src_{e['kind']}_{e['name']}")]
+    names = {_stage_name(e): e for e in recipe.entries}
+    stages = Path(out) / ".stages"
+    if stages.exists():  # entries changed or removed since the last build: their stages are stale
+        valid = {stage_path(out, n).name for n in names}
+        for p in stages.glob("src_*.jsonl"):
+            if p.name not in valid:
+                p.unlink()
+    todo = [e for n, e in names.items() if not stage_done(out, n)]
 
     def run(e: dict[str, Any]) -> tuple[str, int]:
-        name = f"src_{e['kind']}_{e['name']}"
-        f = fetch(cache, e["kind"], e["name"], e.get("version"), sdist=bool(e.get("sdist")))
+        name = _stage_name(e)
+        f = fetch(cache, e["kind"], e["name"], e.get("version"), sdist=bool(e.get("sdist")),
+                  languages=e.get("languages"))
         recs = harvest(e, f.root, f.version, store, default_cap=cap, cuts_per_file=ncuts,
                        spec_labels=labels)
         return name, write_stage(out, name, recs)
@@ -77,6 +85,12 @@ def stage_sources(recipe: Recipe, out: Path, cache: Path, jobs: int, labels: dic
                 failures[f"{e['kind']}:{e['name']}"] = str(err)[:300]
                 log.warning("%s:%s failed: %s", e["kind"], e["name"], err)
             bar.update(1)
+
+
+def _stage_name(e: dict[str, Any]) -> str:
+    """Stage file of a recipe entry; the hash makes an edited entry rerun."""
+    h = hashlib.sha256(json.dumps(e, sort_keys=True).encode()).hexdigest()[:8]
+    return f"src_{e['kind']}_{e['name']}_{h}"
 
 
 def _records_by(out: Path, pred: Any) -> list[dict[str, Any]]:

