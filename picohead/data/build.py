@@ -233,7 +233,7 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
     mins = recipe.setting("min_per_split", {"train": 200, "val": 30, "test": 30})
     seen: set[str] = set()
     recs: list[dict[str, Any]] = []
-    bad = Counter()
+    bad: Counter[str] = Counter()
     for r in read_stages(out):
         if r["id"] in seen:
             continue

@@ -75,7 +75,8 @@ def _scene(rng: random.Random, pool: Pool) -> Any:
         box = sorted([rng.randrange(w), rng.randrange(w)]), sorted([rng.randrange(h), rng.randrange(h)])
         xy = [box[0][0], box[1][0], box[0][1], box[1][1]]
         col = tuple(rng.randrange(256) for _ in range(3))
-        rng.choice([d.rectangle, d.ellipse, d.line])(xy, fill=col)
+        draw: Any = rng.choice([d.rectangle, d.ellipse, d.line])
+        draw(xy, fill=col)
     if rng.random() < 0.5:
         d.text((rng.randrange(max(1, w)), rng.randrange(max(1, h))), pool.text(rng, 5, 60), fill=(0, 0, 0))
     if kind == 1:  # photo-like noise
@@ -230,9 +231,10 @@ def gen_sqlite(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
 
 
 def gen_pyc(rng: random.Random, pool: Pool, n: int, sources: list[bytes]) -> Iterator[Sample]:
-    import importlib._bootstrap_external as be
+    import importlib._bootstrap_external
     import marshal
 
+    be: Any = importlib._bootstrap_external
     rng.shuffle(sources)
     made = 0
     for src in sources:
@@ -376,14 +378,14 @@ def gen_libreoffice(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
                     d.add_heading(pool.text(rng, 5, 60), level=rng.randrange(0, 3))
                     for _ in range(rng.randrange(1, 6)):
                         d.add_paragraph(pool.text(rng, 50, 1200))
-                    d.save(indir / f"f{i}.docx")
+                    d.save(str(indir / f"f{i}.docx"))
                 else:
                     pr = pptx.Presentation()
                     for _ in range(rng.randrange(1, 4)):
                         s = pr.slides.add_slide(pr.slide_layouts[1])
                         s.shapes.title.text = pool.text(rng, 5, 60)
                         s.placeholders[1].text = pool.text(rng, 20, 300)
-                    pr.save(indir / f"f{i}.pptx")
+                    pr.save(str(indir / f"f{i}.pptx"))
             env = dict(os.environ, HOME=td)
             files = sorted(str(p) for p in indir.iterdir())
             for k in range(0, len(files), 100):
@@ -526,7 +528,7 @@ def gen_crypto(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
         cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
                 .public_key(key.public_key()).serial_number(rng.getrandbits(64))
                 .not_valid_before(start).not_valid_after(start + datetime.timedelta(days=rng.choice([90, 365, 3650])))
-                .sign(key, None if k == 2 else rng.choice([hashes.SHA256(), hashes.SHA384()])))
+                .sign(key, None if k == 2 else rng.choice([hashes.SHA256(), hashes.SHA384()])))  # type: ignore[arg-type]
         yield cert.public_bytes(ser.Encoding.DER), "application/pkix-cert", {}
         yield cert.public_bytes(ser.Encoding.PEM), "application/x-pem-file", {"subtype": "certificate", "risk": []}
         fmt = rng.choice([ser.PrivateFormat.PKCS8, ser.PrivateFormat.TraditionalOpenSSL]) if k != 2 else ser.PrivateFormat.PKCS8

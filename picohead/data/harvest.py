@@ -50,7 +50,7 @@ def seeded(*parts: str) -> random.Random:
 
 def cuts(text: bytes, rng: random.Random, n: int) -> list[bytes]:
     """Up to ``n`` line-aligned slices of 1.5-5 KB starting past the first 1 KB."""
-    out = []
+    out: list[bytes] = []
     if len(text) < 3500:
         return out
     for _ in range(n):

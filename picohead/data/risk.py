@@ -122,7 +122,7 @@ def _b64url(b: bytes) -> str:
 
 def jwt(rng: random.Random) -> tuple[str, str]:
     header = {"alg": rng.choice(["HS256", "HS384", "HS512"]), "typ": "JWT"}
-    payload = {"sub": str(rng.randrange(10**6, 10**9)), "iat": rng.randrange(1_500_000_000, 1_800_000_000),
+    payload: dict[str, Any] = {"sub": str(rng.randrange(10**6, 10**9)), "iat": rng.randrange(1_500_000_000, 1_800_000_000),
                "name": rng.choice(FIRST) + " " + rng.choice(LAST)}
     if rng.random() < 0.5:
         payload["exp"] = payload["iat"] + rng.choice([900, 3600, 86400])

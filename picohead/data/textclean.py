@@ -65,7 +65,9 @@ def mo_strings(data: bytes) -> list[str]:
 
 def po_strings(text: str) -> list[str]:
     """msgstr values of a .po file (untranslated and fuzzy-empty ones skipped)."""
-    out, cur, in_str = [], [], False
+    out: list[str] = []
+    cur: list[str] = []
+    in_str = False
     msgid: list[str] = []
     in_id = False
     for line in text.splitlines() + [""]:
