@@ -115,7 +115,10 @@ def stage_risk(recipe: Recipe, out: Path, n_pos: int) -> None:
         write_stage(out, "gen_risk", [])
         return
     recs = []
-    kinds = list(risk.RISKS)
+    kinds = risk.available_kinds()
+    if len(kinds) < len(risk.RISKS):
+        log.warning("cryptography is not installed: no private_key risk samples (pip install "
+                    "'picohead[data]')")
     total = n_pos * len(kinds) + 2 * n_pos * 2
     for i in _bar(range(total), desc="risk samples"):
         h = hosts[i % len(hosts)]

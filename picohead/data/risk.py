@@ -215,6 +215,14 @@ MAKERS: dict[str, Callable[[random.Random], tuple[str, str]]] = {
     "email": email, "phone": phone}
 
 
+def available_kinds() -> list[str]:
+    """Risk kinds the generator can make here (PEM keys need the optional ``cryptography``)."""
+    import importlib.util
+
+    have = importlib.util.find_spec("cryptography") is not None
+    return [k for k in RISKS if k != "private_key" or have]
+
+
 # -- look-alikes (negatives) ----------------------------------------------------------------------
 def lookalike(rng: random.Random) -> tuple[str, str]:
     k = rng.randrange(13)
