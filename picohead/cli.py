@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "bench": "picohead_runtime._click:bench_cmd",
     "export": "picohead_exporters.cli:export_cmd",
     "inspect": "picohead_exporters.cli:inspect_cmd",
+    "scan": "picohead.scan_cli:scan_cmd",
 }
 
 

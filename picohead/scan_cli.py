@@ -1,0 +1,162 @@
+"""``picohead scan``: classify a directory tree or a list of paths on one machine or a cluster.
+
+A thin click wrapper over :mod:`picohead_runtime.scale.scan`: check flags, load the model once on
+the driver (to fail fast and to learn the output columns), stream result chunks from the engine to
+a JSONL or Parquet writer, print a one-line JSON summary on stderr. Exit codes: 0 done, 2 a usage
+or runtime error (bad flags, no model, an engine that is not installed). A file that cannot be read
+is a result with a status, never an error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import IO
+
+import click
+
+ENGINES = ("local", "dask", "ray")
+
+
+@click.command("scan")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option(
+    "-f",
+    "--from-file",
+    "path_lists",
+    multiple=True,
+    type=click.File("rb"),
+    help="a file listing paths, one per line ('-' reads stdin); repeatable",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    default="local",
+    show_default=True,
+    help="where to run: this process, a Dask cluster or Ray Data",
+)
+@click.option("-o", "--out", default="-", show_default=True, help="output file ('-' is stdout)")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "parquet"]),
+    default=None,
+    help="output format (default: parquet for a .parquet file, else jsonl)",
+)
+@click.option("--model", default=None, help="an .onnx file or a model folder (default: bundled)")
+@click.option("--tier", default=None, help="tier to load from a model folder (default: small)")
+@click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="cpu")
+@click.option(
+    "--threads", type=click.IntRange(min=1), default=1, help="onnxruntime threads per worker"
+)
+@click.option("--top-k", type=click.IntRange(min=1), default=3, help="raw labels kept per head")
+@click.option("--batch-size", type=click.IntRange(min=1), default=64, help="files per model call")
+@click.option("--follow-symlinks", is_flag=True, help="follow symbolic links (off by default)")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="dask: worker processes; ray: actors",
+)
+@click.option("--address", default=None, help="join a running Dask scheduler or Ray cluster")
+@click.option(
+    "--cpus-per-worker",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="ray: CPUs each actor reserves (default 0.5, so read tasks still get a CPU)",
+)
+@click.option("--no-progress", is_flag=True, help="never show the progress bar")
+@click.pass_context
+def scan_cmd(
+    ctx: click.Context,
+    paths: tuple[str, ...],
+    path_lists: tuple[IO[bytes], ...],
+    engine: str,
+    out: str,
+    fmt: str | None,
+    model: str | None,
+    tier: str | None,
+    device: str,
+    threads: int,
+    top_k: int,
+    batch_size: int,
+    follow_symlinks: bool,
+    workers: int,
+    address: str | None,
+    cpus_per_worker: float | None,
+    no_progress: bool,
+) -> None:
+    """Classify every file under PATHS (folders are walked) and in --from-file lists.
+
+    \b
+    picohead scan src/ --out results.jsonl
+    find /data -type f | picohead scan -f - --engine dask --workers 8 -o results.parquet
+    picohead scan /mnt/shared --engine ray --address auto -o results.parquet
+    """
+    if not paths and not path_lists:
+        raise click.UsageError("nothing to scan: give PATHS or --from-file")
+    if "-" in paths:
+        raise click.UsageError("'-' is not a path here; use --from-file - to read paths from stdin")
+    if fmt is None:
+        fmt = "parquet" if out.endswith((".parquet", ".pq")) else "jsonl"
+    if fmt == "parquet" and out == "-":
+        raise click.UsageError("Parquet cannot go to stdout: pass --out FILE.parquet")
+    if engine == "local" and (address or cpus_per_worker):
+        raise click.UsageError("--address and --cpus-per-worker are for --engine dask or ray")
+    if engine == "dask" and cpus_per_worker:
+        raise click.UsageError("--cpus-per-worker is for --engine ray")
+
+    from tqdm import tqdm
+
+    from picohead_runtime import ModelError, SpecError
+    from picohead_runtime.scale import ScaleConfig, classifier_for
+    from picohead_runtime.scale.scan import iter_inputs, open_writer, scan, summary
+
+    try:
+        config = ScaleConfig(
+            model=model,
+            tier=tier,
+            device=device,
+            threads=threads,
+            batch_size=batch_size,
+            top_k=top_k,
+            follow_symlinks=follow_symlinks,
+            base_dir=os.getcwd(),
+        )
+        classifier_for(config)  # fail here, before any cluster starts, when the model is bad
+        writer = open_writer(fmt, out, config, sys.stdout)
+    except (ModelError, SpecError, ImportError, OSError, ValueError) as e:
+        click.echo(f"picohead scan: error: {e}", err=True)
+        ctx.exit(2)
+
+    show = not no_progress and sys.stderr.isatty()
+    n = n_ok = 0
+    t0 = time.perf_counter()
+    try:
+        inputs = iter_inputs(list(paths), path_lists=path_lists, follow_symlinks=follow_symlinks)
+        chunks = scan(
+            inputs,
+            config,
+            engine=engine,
+            workers=workers,
+            address=address,
+            cpus_per_worker=cpus_per_worker,
+        )
+        with tqdm(unit="file", disable=not show, file=sys.stderr) as bar:
+            for cols in chunks:
+                writer.write(cols)
+                n += len(cols["ok"])
+                n_ok += sum(bool(x) for x in cols["ok"])
+                bar.update(len(cols["ok"]))
+    except ImportError as e:
+        click.echo(f"picohead scan: error: {e}", err=True)
+        ctx.exit(2)
+    except BrokenPipeError:  # `| head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        ctx.exit(0)
+    finally:
+        writer.close()
+    click.echo(summary(n, n_ok, time.perf_counter() - t0, engine), err=True)
