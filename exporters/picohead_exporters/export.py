@@ -94,6 +94,29 @@ def _synthetic(spec: ModelSpec, n: int = 64, seed: int = 0) -> tuple[np.ndarray,
     return windows, lengths
 
 
+def tier_graph(model: Any, spec: ModelSpec, tier: str) -> onnx.ModelProto:
+    """The fp32, stripped, optimized ONNX graph of ``tier`` (its sliced weights only); no gates."""
+    import torch
+
+    from picohead.models import TierProbs, slice_tier
+
+    sliced, sliced_spec = slice_tier(model.eval(), spec, tier)
+    if hasattr(sliced, "use_bag"):
+        sliced.use_bag = False  # gather + matmul with Mod/Div hashing: the ONNX-friendly path
+    module = TierProbs(sliced, sliced_spec, tier).eval()
+    names = [output_name(h.name) for h in spec.heads]
+    example = (
+        torch.randint(0, 256, (2, 37), dtype=torch.uint8),
+        torch.tensor([37, 5], dtype=torch.int64),
+    )
+    fp32 = graph.torch_to_onnx(
+        module, example, input_names=[INPUT_BYTES, INPUT_LENGTHS], output_names=names
+    )
+    fp32 = graph.optimize(graph.strip_debug(fp32))
+    graph.check_symbolic_inputs(fp32, [INPUT_BYTES, INPUT_LENGTHS], names)
+    return fp32
+
+
 def export_tier(
     model: Any,
     spec: ModelSpec,
@@ -119,7 +142,7 @@ def export_tier(
     import torch
 
     from picohead import __version__
-    from picohead.models import TierProbs, slice_tier
+    from picohead.models import TierProbs
 
     if precision not in PRECISIONS:
         raise ExportError(f"precision {precision!r} is not one of {', '.join(PRECISIONS)}")
@@ -135,22 +158,9 @@ def export_tier(
     names = [output_name(h.name) for h in spec.heads]
     model = model.eval()
 
-    # -- torch reference (the model as trained, full width) and the sliced module to export --
+    # The torch reference is the model as trained (full width); the file holds the sliced tier.
     reference = TierProbs(model, spec, tier).eval()
-    sliced, sliced_spec = slice_tier(model, spec, tier)
-    if hasattr(sliced, "use_bag"):
-        sliced.use_bag = False  # gather + matmul with Mod/Div hashing: the ONNX-friendly path
-    module = TierProbs(sliced, sliced_spec, tier).eval()
-
-    example = (
-        torch.randint(0, 256, (2, 37), dtype=torch.uint8),
-        torch.tensor([37, 5], dtype=torch.int64),
-    )
-    fp32 = graph.torch_to_onnx(
-        module, example, input_names=[INPUT_BYTES, INPUT_LENGTHS], output_names=names
-    )
-    fp32 = graph.optimize(graph.strip_debug(fp32))
-    graph.check_symbolic_inputs(fp32, [INPUT_BYTES, INPUT_LENGTHS], names)
+    fp32 = tier_graph(model, spec, tier)
 
     # -- inputs for the gates --
     if val is not None and len(val):

@@ -13,6 +13,7 @@ What it does not do: decide whether the result is good enough (``verify`` gates 
 
 from __future__ import annotations
 
+import logging
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,29 +65,46 @@ def _name_nodes(model: onnx.ModelProto) -> None:
 
 def quantize_int8(model: onnx.ModelProto, cfg: Int8Config = INT8_LADDER[0]) -> onnx.ModelProto:
     """Dynamic int8 of constant-weight MatMul/Gemm/Gather (+ Conv per ``cfg.conv``)."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
     model = onnx.ModelProto.FromString(model.SerializeToString())
     _name_nodes(model)
     ops = cfg.ops + (("Conv",) if cfg.conv == "integer" else ())
     nodes = _const_weight_nodes(model, ops)
     if nodes:
-        with tempfile.TemporaryDirectory(prefix="picohead-q-") as tmp:
-            out = Path(tmp) / "q.onnx"
-            quantize_dynamic(
-                model,
-                out,
-                op_types_to_quantize=list(ops),
-                nodes_to_quantize=nodes,
-                per_channel=cfg.per_channel,
-                reduce_range=False,
-                weight_type=QuantType.QInt8,
-                extra_options={"MatMulConstBOnly": True},
-            )
-            model = onnx.load(out, load_external_data=False)
+        root = logging.getLogger()
+        root.addFilter(_no_preprocess_advice)
+        try:
+            model = _quantize_dynamic(model, ops, nodes, cfg)
+        finally:
+            root.removeFilter(_no_preprocess_advice)
     if cfg.conv == "weight":
         model = conv_weights_int8(model)
     return strip_debug(model)
+
+
+def _no_preprocess_advice(record: logging.LogRecord) -> bool:
+    # ORT's quantizer advises its shape pre-processing on every call; that step fails on
+    # conv + attention graphs and is not needed for dynamic quantization.
+    return "pre-processing" not in record.getMessage()
+
+
+def _quantize_dynamic(
+    model: onnx.ModelProto, ops: tuple[str, ...], nodes: list[str], cfg: Int8Config
+) -> onnx.ModelProto:
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    with tempfile.TemporaryDirectory(prefix="picohead-q-") as tmp:
+        out = Path(tmp) / "q.onnx"
+        quantize_dynamic(
+            model,
+            out,
+            op_types_to_quantize=list(ops),
+            nodes_to_quantize=nodes,
+            per_channel=cfg.per_channel,
+            reduce_range=False,
+            weight_type=QuantType.QInt8,
+            extra_options={"MatMulConstBOnly": True},
+        )
+        return onnx.load(out, load_external_data=False)
 
 
 def conv_weights_int8(model: onnx.ModelProto) -> onnx.ModelProto:

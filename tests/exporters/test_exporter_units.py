@@ -1,0 +1,166 @@
+"""Graph, quantization and gate helpers on hand-built ONNX graphs (fast: no torch export)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+
+def _graph(batch: str | int = "batch", length: str | int = "length") -> onnx.ModelProto:
+    """bytes uint8[B, L], lengths int64[B] -> prob_kind float[B, 2] (a cast + tiny matmul)."""
+    w = numpy_helper.from_array(np.ones((1, 2), dtype=np.float32), "w")
+    nodes = [
+        helper.make_node("Cast", ["lengths"], ["lf"], to=TensorProto.FLOAT, name="cast"),
+        helper.make_node("Unsqueeze", ["lf", "axes"], ["l2"], name="unsq"),
+        helper.make_node("MatMul", ["l2", "w"], ["logits"], name="mm"),
+        helper.make_node("Softmax", ["logits"], ["prob_kind"], axis=-1, name="sm"),
+    ]
+    nodes[2].doc_string = "stack trace"
+    nodes[2].metadata_props.add(key="pkg.torch.onnx.stack_trace", value="x" * 1000)
+    g = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("bytes", TensorProto.UINT8, [batch, length]),
+            helper.make_tensor_value_info("lengths", TensorProto.INT64, [batch]),
+        ],
+        [helper.make_tensor_value_info("prob_kind", TensorProto.FLOAT, [batch, 2])],
+        [w, numpy_helper.from_array(np.array([1], dtype=np.int64), "axes")],
+    )
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_symbolic_dims_check():
+    from picohead_exporters.errors import ExportError
+    from picohead_exporters.graph import check_symbolic_inputs
+
+    names = (["bytes", "lengths"], ["prob_kind"])
+    check_symbolic_inputs(_graph(), *names)
+    with pytest.raises(ExportError, match="fixed a dynamic axis"):
+        check_symbolic_inputs(_graph(length=37), *names)
+    with pytest.raises(ExportError, match="symbolic"):
+        check_symbolic_inputs(_graph(batch=1), *names)
+
+
+def test_strip_debug_removes_node_metadata():
+    from picohead_exporters.graph import describe, strip_debug
+
+    m = _graph()
+    before = len(m.SerializeToString())
+    strip_debug(m)
+    assert len(m.SerializeToString()) < before - 1000
+    assert not any(n.doc_string or len(n.metadata_props) for n in m.graph.node)
+    info = describe(m)
+    assert info["nodes"] == 4 and info["parameters"] == 3 and not info["slow_reductions"]
+
+
+def test_conv_weights_int8_matches_float_conv():
+    from picohead_exporters.quantize import conv_weights_int8
+
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=(32, 16, 5)).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], pads=[2, 2], name="conv")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 16, "n"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", 32, "n"])],
+        [numpy_helper.from_array(w, "w")],
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    x = rng.normal(size=(2, 16, 30)).astype(np.float32)
+    ref = ort.InferenceSession(m.SerializeToString()).run(None, {"x": x})[0]
+    q = conv_weights_int8(onnx.ModelProto.FromString(m.SerializeToString()))
+    assert {i.data_type for i in q.graph.initializer} >= {TensorProto.INT8}
+    assert len(q.SerializeToString()) < len(m.SerializeToString()) / 2
+    got = ort.InferenceSession(q.SerializeToString()).run(None, {"x": x})[0]
+    assert np.abs(got - ref).max() < 0.02 * np.abs(ref).max()
+
+
+def test_quantize_int8_skips_activation_matmuls():
+    """Only constant-weight MatMuls are quantized (attention/pooling matmuls stay float)."""
+    from picohead_exporters.quantize import quantize_int8
+
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.normal(size=(16, 16)).astype(np.float32), "w")
+    g = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["x", "w"], ["h"], name="const_mm"),
+            helper.make_node("MatMul", ["h", "x2"], ["y"], name="act_mm"),
+        ],
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 16]),
+            helper.make_tensor_value_info("x2", TensorProto.FLOAT, [16, 4]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", 4])],
+        [w],
+    )
+    q = quantize_int8(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
+    ops = [n.op_type for n in q.graph.node]
+    assert "MatMulInteger" in ops and ops.count("MatMul") == 1
+
+
+def _spec():
+    from picohead.testing import toy_spec
+    from picohead_runtime.spec import ModelSpec
+
+    return ModelSpec.from_dict(toy_spec("steady"))
+
+
+def test_decisions_and_agreement_for_multilabel_heads():
+    from picohead_exporters import verify
+
+    spec = _spec()
+    risk = spec.head("risk")
+    p = np.array([[0.9, 0.1], [0.49, 0.51]], dtype=np.float32)
+    assert verify.decisions(risk, p).tolist() == [[True, False], [False, True]]
+    # Multilabel "top-1" = every on/off decision; a flip of either label is a disagreement.
+    q = np.array([[0.9, 0.1], [0.51, 0.51]], dtype=np.float32)
+    n = 2
+    ref = [np.full((n, 3), 1 / 3, np.float32), np.full((n, 3), 1 / 3, np.float32), p]
+    new = [ref[0], ref[1], q]
+    rows = verify.compare_heads(spec, ref, new, None, None)
+    assert rows["risk"]["agreement"] == 0.5
+    fails = verify.gate_failures(rows, "int8")
+    assert len(fails) == 1 and "risk" in fails[0]
+
+
+def test_accuracy_drop_gate_uses_labelled_samples_only():
+    from picohead_exporters import verify
+
+    spec = _spec()
+    n = 400
+    rng = np.random.default_rng(0)
+    kind = rng.dirichlet(np.ones(3), size=n).astype(np.float32)
+    y = kind.argmax(-1).astype(np.int32)
+    worse = kind.copy()
+    worse[:4] = worse[:4, ::-1]  # 4 of 400 flipped: 99.0 % agreement, -1 point
+    other = np.full((n, 3), 1 / 3, np.float32)
+    risk = np.full((n, 2), 0.2, np.float32)
+    labels = {"kind": y, "lang": np.full(n, -1, np.int32), "risk": np.zeros((n, 2), np.float32)}
+    masks = {"kind": np.ones(n, bool), "lang": np.zeros(n, bool), "risk": np.ones(n, bool)}
+    rows = verify.compare_heads(spec, [kind, other, risk], [worse, other, risk], labels, masks)
+    assert rows["kind"]["score_ref"] == 1.0 and rows["kind"]["drop"] >= 0.005
+    assert "drop" not in rows["lang"]  # no labels: agreement only, over every sample
+    fails = verify.gate_failures(rows, "int8")
+    assert any("agreement" in f for f in fails) and any("drop" in f for f in fails)
+
+
+def test_parity_cases_cover_one_byte_and_full_window():
+    from picohead_exporters.verify import parity_cases
+
+    windows = np.arange(5 * 64, dtype=np.uint8).reshape(5, 64)
+    lengths = np.array([64, 10, 3, 64, 0])
+    cases = parity_cases(windows, lengths, 64)
+    shapes = {k: v[0].shape for k, v in cases.items()}
+    assert shapes == {
+        "batch1-len64": (1, 64),
+        "batch1-len1": (1, 1),
+        "batch5-len64": (5, 64),
+        "batch5-len1": (5, 1),
+    }
+    assert cases["batch5-len1"][1].tolist() == [1, 1, 1, 1, 0]
