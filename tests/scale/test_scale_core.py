@@ -281,3 +281,18 @@ def test_scan_help_in_a_subprocess():
         cwd=Path(__file__).parent,
     )
     assert p.returncode == 0 and "--engine" in p.stdout
+
+
+def test_spark_recipe_pieces_without_spark(scale_config, tree_paths, expected):
+    """What docs/scaling.md hands to ``mapInPandas``: a pickled bound method and a DDL schema."""
+    pd = pytest.importorskip("pandas")
+    from picohead_runtime.scale.frames import FrameClassifier
+
+    classify = FrameClassifier(scale_config)
+    assert classify.ddl_schema().startswith("`path` string, `ok` boolean, `status` string")
+    assert classify.ddl_schema().endswith("`label_lang` string, `result` string")
+    fn = pickle.loads(_dumps(classify.map_frames))  # Spark pickles the function it runs
+    encoded = pd.Series([os.fsencode(p) for p in tree_paths], dtype=object)
+    frames = [pd.DataFrame({"path": encoded[i : i + 32]}) for i in range(0, len(encoded), 32)]
+    got = [line for out in fn(iter(frames)) for line in out["result"]]
+    assert got == expected

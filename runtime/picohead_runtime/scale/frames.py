@@ -13,6 +13,7 @@ What it does not do: import pandas at import time (pandas comes with the engines
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from picohead_runtime.scale.batch import (
@@ -74,6 +75,15 @@ class FrameClassifier:
     def columns(self) -> list[str]:
         """Output column names (loads this process's classifier to read the model's heads)."""
         return output_columns(classifier_for(self.config).spec)
+
+    def ddl_schema(self) -> str:
+        """The output schema as a Spark DDL string, for ``mapInPandas(fn, schema=...)``."""
+        return ", ".join(f"`{c}` {'boolean' if c == 'ok' else 'string'}" for c in self.columns())
+
+    def map_frames(self, frames: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        """Each frame classified in turn: the function for Spark's ``mapInPandas``."""
+        for frame in frames:
+            yield self(frame)
 
     def empty(self) -> pd.DataFrame:
         """A zero-row output frame with the right columns and dtypes (Dask's ``meta``)."""
