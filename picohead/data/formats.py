@@ -19,6 +19,7 @@ import logging
 import lzma
 import os
 import random
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -33,13 +34,16 @@ log = logging.getLogger(__name__)
 logging.getLogger("fontTools").setLevel(logging.ERROR)
 
 Sample = tuple[bytes, str, dict[str, Any]]
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 
 
 class Pool:
     """Real prose/code snippets and real files to fill generated formats with."""
 
     def __init__(self, texts: list[str], files: list[Path], fonts: list[Path]) -> None:
-        self.texts = texts or ["lorem ipsum dolor sit amet"]
+        # control characters are not allowed in XML-based documents (docx, xlsx, odt, ...)
+        clean = [_CONTROL.sub("", t) for t in texts]
+        self.texts = [t for t in clean if t.strip()] or ["lorem ipsum dolor sit amet"]
         self.files = files
         self.fonts = fonts
 

@@ -207,7 +207,7 @@ def harvest(entry: dict[str, Any], root: Path, version: str, store: BlobStore, *
 
 
 def _lang_from_locale(rel: str, rule: Rule) -> str | None:
-    m = re.search(r"(?:locale|man|locales?)/([A-Za-z_@.\-]+)/", rel)
+    m = re.search(r"(?:locale|man|locales?|resource)/([A-Za-z_@.\-]+)/", rel)
     if rule.d.get("text"):
         return str(rule.d["text"])
     return textclean.norm_lang(m.group(1)) if m else None
