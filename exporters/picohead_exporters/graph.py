@@ -153,3 +153,51 @@ def describe(model: onnx.ModelProto) -> dict[str, Any]:
 
 def has_external_data(model: onnx.ModelProto) -> bool:
     return any(init.data_location == onnx.TensorProto.EXTERNAL for init in model.graph.initializer)
+
+
+def _short(i: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        i, r = divmod(i, 36)
+        out = digits[r] + out
+        if not i:
+            return "_" + out
+
+
+def compact_names(model: onnx.ModelProto) -> onnx.ModelProto:
+    """Rename intermediate tensors and initializers to short ids and drop node names, in place.
+
+    The exporter's names (``model.heads.heads.tiny.mime.weight_Transposed_quantized``...) are a
+    sizeable share of a tiny model's file. Graph inputs and outputs keep their names (the runtime
+    contract). Graphs with subgraphs (If/Loop) are left unchanged.
+    """
+    g = model.graph
+    for node in g.node:
+        if any(
+            a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+            for a in node.attribute
+        ):
+            return model
+    keep = {v.name for v in g.input} | {v.name for v in g.output}
+    mapping: dict[str, str] = {}
+
+    def new(name: str) -> str:
+        if not name or name in keep:
+            return name
+        if name not in mapping:
+            mapping[name] = _short(len(mapping))
+        return mapping[name]
+
+    for init in g.initializer:
+        init.name = new(init.name)
+    for node in g.node:
+        node.name = ""
+        ins, outs = [new(x) for x in node.input], [new(x) for x in node.output]
+        del node.input[:]
+        node.input.extend(ins)
+        del node.output[:]
+        node.output.extend(outs)
+    for vi in g.value_info:
+        vi.name = new(vi.name)
+    return model

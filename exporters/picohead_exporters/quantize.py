@@ -22,7 +22,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from picohead_exporters.graph import strip_debug
+from picohead_exporters.graph import compact_names, strip_debug
 
 
 @dataclass(frozen=True)
@@ -73,12 +73,13 @@ def quantize_int8(model: onnx.ModelProto, cfg: Int8Config = INT8_LADDER[0]) -> o
         root = logging.getLogger()
         root.addFilter(_no_preprocess_advice)
         try:
-            model = _quantize_dynamic(model, ops, nodes, cfg)
+            model = _quantize_dynamic(model, ops, cfg)
         finally:
             root.removeFilter(_no_preprocess_advice)
-    if cfg.conv == "weight":
-        model = conv_weights_int8(model)
-    return strip_debug(model)
+    # Constant weights the dynamic quantizer leaves alone are stored int8 (weight-only): conv
+    # kernels (per cfg.conv) and GatherND tables (a sliced embedding indexed as ``w[ids]``).
+    model = weights_int8(model, {"GatherND": 0, **({"Conv": 1} if cfg.conv == "weight" else {})})
+    return compact_names(strip_debug(model))
 
 
 def _no_preprocess_advice(record: logging.LogRecord) -> bool:
@@ -88,7 +89,7 @@ def _no_preprocess_advice(record: logging.LogRecord) -> bool:
 
 
 def _quantize_dynamic(
-    model: onnx.ModelProto, ops: tuple[str, ...], nodes: list[str], cfg: Int8Config
+    model: onnx.ModelProto, ops: tuple[str, ...], cfg: Int8Config
 ) -> onnx.ModelProto:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -98,7 +99,6 @@ def _quantize_dynamic(
             model,
             out,
             op_types_to_quantize=list(ops),
-            nodes_to_quantize=nodes,
             per_channel=cfg.per_channel,
             reduce_range=False,
             weight_type=QuantType.QInt8,
@@ -109,12 +109,36 @@ def _quantize_dynamic(
 
 def conv_weights_int8(model: onnx.ModelProto) -> onnx.ModelProto:
     """Store each constant Conv weight as int8 (per output channel) + ``DequantizeLinear``."""
+    return weights_int8(model, {"Conv": 1})
+
+
+def weights_int8(
+    model: onnx.ModelProto, ops: dict[str, int], min_elements: int = 256
+) -> onnx.ModelProto:
+    """Store constant float weights of ``ops`` (op type -> weight input index) as int8.
+
+    Symmetric, one scale per slice along axis 0 (output channel / table row), followed by a
+    ``DequantizeLinear``: the file shrinks ~4x, the arithmetic stays float. Small tensors
+    (< ``min_elements``) are left alone; a weight shared by several nodes is converted once.
+    """
     g = model.graph
     inits = {i.name: i for i in g.initializer}
+    done: set[str] = set()
     new_nodes = []
     for node in g.node:
-        if node.op_type == "Conv" and len(node.input) > 1 and node.input[1] in inits:
-            w_init = inits[node.input[1]]
+        idx = ops.get(node.op_type)
+        name = node.input[idx] if idx is not None and len(node.input) > idx else None
+        if name is not None and name in done:
+            pass
+        elif (
+            name is not None
+            and name in inits
+            and inits[name].data_type == onnx.TensorProto.FLOAT
+            and len(inits[name].dims) >= 1
+            and int(np.prod(inits[name].dims)) >= min_elements
+        ):
+            done.add(name)
+            w_init = inits[name]
             w = numpy_helper.to_array(w_init).astype(np.float32)
             amax = np.abs(w.reshape(w.shape[0], -1)).max(axis=1)
             scale = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
@@ -153,4 +177,4 @@ def convert_fp16(model: onnx.ModelProto) -> onnx.ModelProto:
         keep_io_types=True,
         op_block_list=["Range", "CumSum"],
     )
-    return strip_debug(out)
+    return compact_names(strip_debug(out))
