@@ -264,6 +264,16 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
         by_lab[key] += 1
         kept.append(r)
     recs = kept
+    # a label whose samples come from only a few groups (e.g. one directory of one package) is
+    # split by file instead, so it still gets validation and test samples
+    min_groups = int(recipe.setting("min_groups_per_label", 20))
+    groups_per_label: dict[str, set[str]] = defaultdict(set)
+    for r in recs:
+        groups_per_label[_primary(r)].add(r["group"])
+    few = {k for k, g in groups_per_label.items() if len(g) < min_groups}
+    for r in recs:
+        if _primary(r) in few and "path" in r["prov"]:
+            r["group"] = f"{r['group']}|{r['prov']['path']}"
     # splits by group
     split_of: dict[str, str] = {}
     for r in recs:
@@ -327,9 +337,14 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
     for f in files.values():
         f.close()
     card = _card(recipe, recs, counts, dropped, failures, missing, bad, time.time() - t_start)
+    card["split_by_file"] = sorted(few)
     (out / "card.json").write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n")
     (out / "DATASET_CARD.md").write_text(_card_md(card), encoding="utf-8")
     return card
+
+
+def _primary(r: dict[str, Any]) -> str:
+    return next((f"{h}={r['labels'][h]}" for h in PRIMARY if h in r["labels"]), "?")
 
 
 def _card(recipe: Recipe, recs: list[dict[str, Any]], counts: Any, dropped: Any,

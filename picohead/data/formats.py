@@ -471,25 +471,32 @@ def gen_av(rng: random.Random, pool: Pool, n: int, jobs: int) -> Iterator[Sample
 
 # -- fonts ----------------------------------------------------------------------------------------
 def gen_fonts(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """Subsets of real fonts (random glyph sets and features) saved as TTF/OTF, WOFF and WOFF2."""
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
-    fonts = [p for p in pool.fonts if p.suffix.lower() in (".ttf", ".otf")]
+    fonts = [p for p in pool.fonts if p.suffix.lower() in (".ttf", ".otf")
+             and p.stat().st_size < 1_500_000]
     if not fonts:
         return
+    rng.shuffle(fonts)
     made: dict[str, int] = {}
-    for i in range(n * 6):
-        p = fonts[i % len(fonts)] if i < len(fonts) else rng.choice(fonts)
+    for i in range(n * 8):
+        p = fonts[i % len(fonts)]
         try:
-            f = TTFont(p, lazy=False)
+            raw = p.read_bytes()
+            f = TTFont(io.BytesIO(raw))
+            base = "font/otf" if "CFF " in f else "font/ttf"
         except Exception:  # noqa: BLE001 - a broken font file is skipped
             continue
-        is_cff = "CFF " in f
-        base = "font/otf" if is_cff else "font/ttf"
-        flavor = rng.choice([None, None, "woff", "woff2"])
-        mime = {"woff": "font/woff", "woff2": "font/woff2"}.get(flavor or "", base)
-        if made.get(mime, 0) >= n:
+        flavors = [fl for fl, m in ((None, base), ("woff", "font/woff"), ("woff2", "font/woff2"))
+                   if made.get(m, 0) < n]
+        if not flavors:
+            if all(made.get(m, 0) >= n for m in ("font/ttf", "font/otf", "font/woff", "font/woff2")):
+                break
             continue
+        flavor = rng.choice(flavors)
+        mime = {"woff": "font/woff", "woff2": "font/woff2"}.get(flavor or "", base)
         try:
             cmap = list(f.getBestCmap() or {})
             if cmap and rng.random() < 0.8:
@@ -497,7 +504,7 @@ def gen_fonts(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
                 opts.flavor = flavor
                 opts.layout_features = ["*"] if rng.random() < .5 else []
                 sub = subset.Subsetter(opts)
-                sub.populate(unicodes=rng.sample(cmap, min(len(cmap), rng.randrange(20, 400))))
+                sub.populate(unicodes=rng.sample(cmap, min(len(cmap), rng.randrange(20, 300))))
                 sub.subset(f)
             f.flavor = flavor
             b = io.BytesIO()

@@ -79,7 +79,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     recipe = {
         "name": "tiny", "version": 1,
         "settings": {"cap_per_source_label": 50, "cuts_per_file": 1, "per_format": 4,
-                     "risk_per_label": 3, "generators": GENERATORS,
+                     "risk_per_label": 3, "generators": GENERATORS, "min_groups_per_label": 0,
                      "min_per_split": {"train": 0, "val": 0, "test": 0}},
         "sources": [
             {"kind": "deb", "name": "pkg-a", "version": "1.0-1", "licence": "MIT",
