@@ -45,6 +45,23 @@ def test_cache_builds_one_classifier_per_config(scale_config):
     assert classifier_for(other).tier == "small"
 
 
+def _child(cfg, parent_id, q):
+    q.put((cached_configs(), id(classifier_for(cfg)) != parent_id, classifier_for(cfg).tier))
+
+
+def test_a_forked_child_builds_its_own_classifier(scale_config):
+    import multiprocessing as mp
+
+    parent = classifier_for(scale_config)
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child, args=(scale_config, id(parent), q))
+    p.start()
+    inherited, fresh, tier = q.get(timeout=60)
+    p.join(60)
+    assert (inherited, fresh, tier) == ([], True, "tiny")
+
+
 def test_batch_over_paths_matches_single_process(scale_config, tree_paths, expected):
     got = [format_jsonl(r) for r in classify_batch(scale_config, paths=tree_paths)]
     assert got == expected

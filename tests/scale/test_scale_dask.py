@@ -14,6 +14,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from picohead_runtime.scale import ScaleConfig  # noqa: E402
+from picohead_runtime.scale.batch import cached_configs  # noqa: E402
 from picohead_runtime.scale.dask_adapter import (  # noqa: E402
     bytes_dataframe,
     classify_dataframe,
@@ -44,9 +45,11 @@ def test_dask_paths_match_single_process(client, scale_config, tree_paths, expec
     out = classify_dataframe(ddf, scale_config).compute()
     assert out["result"].tolist() == expected
     assert list(out.index) == list(range(len(tree_paths)))
-    # both worker processes built their own classifier; the driver's never travelled
+    # both worker processes built their own classifier, lazily, and keep it for later partitions
     pids = client.run(os.getpid)
     assert len(set(pids.values())) == 2
+    cached = client.run(cached_configs)
+    assert all(configs == [scale_config] for configs in cached.values()), cached
 
 
 def test_dask_bytes_match_single_process(client, scale_config, tree_paths):
@@ -87,7 +90,8 @@ def test_iter_partitions_keeps_order_with_a_small_window(
     assert [line for p in parts for line in p["result"]] == expected
 
 
-def test_picohead_scan_engine_dask(scale_model, tree, expected, tmp_path):
+def test_picohead_scan_engine_dask(client, scale_model, tree, expected, tmp_path):
+    # joins the module's cluster (--address); starting one more would double this module's time
     from click.testing import CliRunner
 
     from picohead.cli import main
@@ -98,8 +102,8 @@ def test_picohead_scan_engine_dask(scale_model, tree, expected, tmp_path):
         str(tree),
         "--engine",
         "dask",
-        "--workers",
-        "2",
+        "--address",
+        client.scheduler.address,
         "--model",
         str(scale_model),
         "--tier",

@@ -173,7 +173,7 @@ def scan_ray(
         out = classify_dataset(
             paths_dataset(paths, block_size=rows),
             config,
-            actors=workers,
+            actors=min(workers, -(-len(paths) // rows)),  # no idle actors for a short list
             cpus_per_actor=cpus_per_worker or DEFAULT_CPUS_PER_ACTOR,
             batch_size=rows,
         )
