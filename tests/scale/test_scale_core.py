@@ -78,6 +78,13 @@ def test_base_dir_reads_relative_paths_but_reports_them_as_given(scale_config, t
     assert [(r.status, r.heads) for r in got] == [(r.status, r.heads) for r in ref]
 
 
+def test_null_paths_are_read_errors(scale_config, tree_paths, expected):
+    got = classify_batch(scale_config, paths=[None, *tree_paths[:3], None])
+    assert [format_jsonl(r) for r in got[1:4]] == expected[:3]
+    for r in (got[0], got[-1]):
+        assert (r.path, r.status, r.message) == (None, "read_error", "no path (null)")
+
+
 def test_batch_over_bytes_matches_classify_bytes(scale_config):
     clf = classifier_for(scale_config)
     data = [b"def f(x):\n    return x\n", b"", b"hello world. the end.", None, b"\x7fELF\x02\x01"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -118,42 +118,54 @@ def classify_batch(
     """Classify one batch of ``paths`` (files read on this worker) or of ``data`` (contents).
 
     Results come back in input order, one per item, never an exception for a bad file. With
-    ``data``, ``names`` (optional, same length) become the results' ``path``; a ``None`` content
-    gives a ``read_error`` result.
+    ``data``, ``names`` (optional, same length) become the results' ``path``. A ``None`` path or
+    content (a null in a dataframe) gives a ``read_error`` result.
     """
     if (paths is None) == (data is None):
         raise TypeError("classify_batch needs exactly one of paths= or data=")
     clf = classifier_for(config)
     if paths is not None:
-        shown = [path_str(p) for p in paths]
-        if config.base_dir is None:
-            return list(clf.classify_paths(shown))
-        read = [os.path.join(config.base_dir, p) for p in shown]
-        return [
-            r if r.path == want else replace(r, path=want)
-            for r, want in zip(clf.classify_paths(read), shown)
-        ]
+        shown = [None if p is None else path_str(p) for p in paths]
+        present = [p for p in shown if p is not None]
+        if config.base_dir is not None:
+            present = [os.path.join(config.base_dir, p) for p in present]
+        return _merge(clf, shown, clf.classify_paths(present), "no path (null)")
     assert data is not None
     if names is not None and len(names) != len(data):
         raise ValueError(f"names has {len(names)} items but data has {len(data)}")
     labels = [None if n is None else path_str(n) for n in names] if names else [None] * len(data)
-    present = [i for i, d in enumerate(data) if d is not None]
-    got = iter(clf.classify_many_bytes([bytes(data[i]) for i in present]))  # type: ignore[arg-type]
+    got = clf.classify_many_bytes([bytes(d) for d in data if d is not None])
+    missing = [d is None for d in data]
+    return _merge(clf, labels, got, "no content (null)", missing=missing)
+
+
+def _merge(
+    clf: Classifier,
+    names: Sequence[str | None],
+    got: Iterable[Result],
+    null_message: str,
+    *,
+    missing: Sequence[bool] | None = None,
+) -> list[Result]:
+    """Results for ``names`` in order: the next of ``got`` (renamed to its name) for each item,
+    a ``read_error`` for each missing one (a ``None`` name, or ``missing[i]``)."""
+    it = iter(got)
     out: list[Result] = []
-    for d, name in zip(data, labels):
-        if d is None:
+    for i, name in enumerate(names):
+        absent = missing[i] if missing is not None else name is None
+        if absent:
             out.append(
                 Result(
                     path=name,
                     status=READ_ERROR,
                     tier=clf.tier,
                     model=clf.model_name,
-                    message="no content (null)",
+                    message=null_message,
                 )
             )
             continue
-        r = next(got)
-        out.append(r if name is None else replace(r, path=name))
+        r = next(it)
+        out.append(r if name is None or r.path == name else replace(r, path=name))
     return out
 
 

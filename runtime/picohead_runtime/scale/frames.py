@@ -97,7 +97,7 @@ class FrameClassifier:
             )
         values = [_none(v) for v in frame[self.column].tolist()]
         if self.input == "paths":
-            bad = [v for v in values if not isinstance(v, (str, bytes, os.PathLike))]
+            bad = [v for v in values if not isinstance(v, (str, bytes, os.PathLike, type(None)))]
             if bad:
                 raise TypeError(
                     f"path column {self.column!r} holds {type(bad[0]).__name__}, not str"
