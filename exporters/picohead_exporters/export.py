@@ -114,7 +114,7 @@ def tier_graph(model: Any, spec: ModelSpec, tier: str) -> onnx.ModelProto:
     )
     fp32 = graph.optimize(graph.strip_debug(fp32))
     graph.check_symbolic_inputs(fp32, [INPUT_BYTES, INPUT_LENGTHS], names)
-    return graph.compact_names(fp32)
+    return graph.compact_names(graph.merge_parallel_linears(fp32))
 
 
 def export_tier(

@@ -1,20 +1,25 @@
-"""Precision steps: dynamic int8 with ``onnxruntime.quantization`` and fp16 conversion.
+"""Precision steps: int8 with ``onnxruntime.quantization`` (+ weight-only int8) and fp16.
 
-int8 is ORT's dynamic quantization, restricted to nodes whose weight is a constant: MatMul/Gemm
-(``MatMulInteger``), Gather (an int8 table plus ``DequantizeLinear``) and, optionally, Conv.
-Activation x activation MatMuls (attention, masked pooling) stay float: quantizing them costs
-accuracy and buys nothing on a tiny model. Conv weights can be stored int8 in two ways: ORT's
-``ConvInteger`` (``conv="integer"``) or weight-only (``conv="weight"``: an int8 initializer and a
-``DequantizeLinear`` in front of a float Conv; the file shrinks, the arithmetic stays float).
-fp16 converts weights and arithmetic but keeps float32 outputs (the runtime contract).
+Two kinds of int8, mixed per setting (:class:`Int8Config`):
 
-What it does not do: decide whether the result is good enough (``verify`` gates it).
+- dynamic (ORT's ``quantize_dynamic``): constant-weight MatMul/Gemm become ``MatMulInteger`` with
+  activations quantized at run time, Gather tables are stored int8. Activation x activation
+  MatMuls (attention, masked pooling) stay float (``MatMulConstBOnly``).
+- weight-only: the weight is stored int8 with one scale per output channel and a
+  ``DequantizeLinear`` in front of a float op. The file shrinks the same ~4x; the arithmetic stays
+  float, so it is the most accurate int8 (and onnxruntime folds the dequantization into float
+  weights at load when the session sets ``session.disable_quant_qdq=1``).
+
+The exporter tries :data:`INT8_LADDER` in order and keeps the first setting that passes the gates.
+fp16 converts weights and arithmetic but keeps float32 outputs (the runtime contract). What it does
+not do: decide whether a result is good enough (``verify`` gates it).
 """
 
 from __future__ import annotations
 
 import logging
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,35 +29,34 @@ from onnx import helper, numpy_helper
 
 from picohead_exporters.graph import compact_names, strip_debug
 
+# Weight inputs that can be stored int8 weight-only: op type -> weight input index.
+WEIGHT_INPUT = {"MatMul": 1, "Gemm": 1, "Conv": 1, "Gather": 0, "GatherND": 0}
+
 
 @dataclass(frozen=True)
 class Int8Config:
-    """One way to quantize; the exporter tries a ladder of these and keeps the first that passes."""
+    """One way to quantize: ops for ORT's dynamic int8, then ops stored int8 weight-only."""
 
     name: str
-    ops: tuple[str, ...] = ("MatMul", "Gemm", "Gather")
-    conv: str = "weight"  # "weight" (int8 storage, float math) | "integer" (ConvInteger) | "none"
-    per_channel: bool = False
+    dynamic: tuple[str, ...] = ("MatMul", "Gemm", "Gather")
+    weight_only: tuple[str, ...] = ("Conv", "GatherND")
+    weight_only_first: tuple[str, ...] = ()  # applied before the dynamic pass (kept float math)
+    conv_integer: bool = False  # ORT ConvInteger for Conv (measured slower; not in the ladder)
 
 
 INT8_LADDER = (
+    # Everything that can be dynamic is: smallest and usually fastest.
     Int8Config("int8"),
-    Int8Config("int8-per-channel", per_channel=True),
-    Int8Config("int8-no-gather", ops=("MatMul", "Gemm")),
-    Int8Config("int8-no-conv", conv="none"),
+    # The heads (Gemm on the pooled vector) keep float arithmetic: flips near a decision
+    # boundary come mostly from quantizing the last layer's input.
+    Int8Config("int8-float-heads", dynamic=("MatMul", "Gather"), weight_only_first=("Gemm",)),
+    # Weight-only everywhere: same size, float arithmetic, closest to fp32.
+    Int8Config(
+        "int8-weights",
+        dynamic=("Gather",),
+        weight_only=("MatMul", "Gemm", "Conv", "GatherND"),
+    ),
 )
-
-
-def _const_weight_nodes(model: onnx.ModelProto, ops: tuple[str, ...]) -> list[str]:
-    inits = {i.name for i in model.graph.initializer}
-    names = []
-    for node in model.graph.node:
-        if node.op_type not in ops:
-            continue
-        weight = node.input[0] if node.op_type == "Gather" else node.input[1]
-        if weight in inits and node.name:
-            names.append(node.name)
-    return names
 
 
 def _name_nodes(model: onnx.ModelProto) -> None:
@@ -64,21 +68,24 @@ def _name_nodes(model: onnx.ModelProto) -> None:
 
 
 def quantize_int8(model: onnx.ModelProto, cfg: Int8Config = INT8_LADDER[0]) -> onnx.ModelProto:
-    """Dynamic int8 of constant-weight MatMul/Gemm/Gather (+ Conv per ``cfg.conv``)."""
+    """int8 per ``cfg``: weight-only (first), ORT dynamic, then weight-only for the rest."""
     model = onnx.ModelProto.FromString(model.SerializeToString())
     _name_nodes(model)
-    ops = cfg.ops + (("Conv",) if cfg.conv == "integer" else ())
-    nodes = _const_weight_nodes(model, ops)
-    if nodes:
+    if cfg.weight_only_first:
+        model = weights_int8(model, {op: WEIGHT_INPUT[op] for op in cfg.weight_only_first})
+    ops = cfg.dynamic + (("Conv",) if cfg.conv_integer else ())
+    inits = {i.name for i in model.graph.initializer}
+    if any(
+        n.op_type in ops and n.input[WEIGHT_INPUT.get(n.op_type, 1)] in inits
+        for n in model.graph.node
+    ):
         root = logging.getLogger()
         root.addFilter(_no_preprocess_advice)
         try:
-            model = _quantize_dynamic(model, ops, cfg)
+            model = _quantize_dynamic(model, ops)
         finally:
             root.removeFilter(_no_preprocess_advice)
-    # Constant weights the dynamic quantizer leaves alone are stored int8 (weight-only): conv
-    # kernels (per cfg.conv) and GatherND tables (a sliced embedding indexed as ``w[ids]``).
-    model = weights_int8(model, {"GatherND": 0, **({"Conv": 1} if cfg.conv == "weight" else {})})
+    model = weights_int8(model, {op: WEIGHT_INPUT[op] for op in cfg.weight_only})
     return compact_names(strip_debug(model))
 
 
@@ -88,9 +95,7 @@ def _no_preprocess_advice(record: logging.LogRecord) -> bool:
     return "pre-processing" not in record.getMessage()
 
 
-def _quantize_dynamic(
-    model: onnx.ModelProto, ops: tuple[str, ...], cfg: Int8Config
-) -> onnx.ModelProto:
+def _quantize_dynamic(model: onnx.ModelProto, ops: tuple[str, ...]) -> onnx.ModelProto:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     with tempfile.TemporaryDirectory(prefix="picohead-q-") as tmp:
@@ -99,9 +104,11 @@ def _quantize_dynamic(
             model,
             out,
             op_types_to_quantize=list(ops),
-            per_channel=cfg.per_channel,
+            per_channel=False,
             reduce_range=False,
             weight_type=QuantType.QInt8,
+            # Only constant weights: activation x activation MatMuls stay float. (The quantizer
+            # rewrites Gemm as MatMul + Add under new names, so nodes are not listed by name.)
             extra_options={"MatMulConstBOnly": True},
         )
         return onnx.load(out, load_external_data=False)
@@ -112,13 +119,22 @@ def conv_weights_int8(model: onnx.ModelProto) -> onnx.ModelProto:
     return weights_int8(model, {"Conv": 1})
 
 
-def weights_int8(
-    model: onnx.ModelProto, ops: dict[str, int], min_elements: int = 256
-) -> onnx.ModelProto:
-    """Store constant float weights of ``ops`` (op type -> weight input index) as int8.
+def _channel_axis(node: onnx.NodeProto, rank: int) -> int:
+    """The weight's output-channel axis (one scale per output channel / table row)."""
+    if node.op_type == "Gemm":
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        return 0 if attrs.get("transB", 0) else 1
+    if node.op_type == "MatMul":
+        return rank - 1
+    return 0  # Conv [out, in, k]; Gather/GatherND tables [rows, dim]
 
-    Symmetric, one scale per slice along axis 0 (output channel / table row), followed by a
-    ``DequantizeLinear``: the file shrinks ~4x, the arithmetic stays float. Small tensors
+
+def weights_int8(
+    model: onnx.ModelProto, ops: Mapping[str, int], min_elements: int = 256
+) -> onnx.ModelProto:
+    """Store constant float weights of ``ops`` (op type -> weight input index) as int8, in place.
+
+    Symmetric, one scale per output channel, followed by a ``DequantizeLinear``. Small tensors
     (< ``min_elements``) are left alone; a weight shared by several nodes is converted once.
     """
     g = model.graph
@@ -128,27 +144,28 @@ def weights_int8(
     for node in g.node:
         idx = ops.get(node.op_type)
         name = node.input[idx] if idx is not None and len(node.input) > idx else None
-        if name is not None and name in done:
-            pass
-        elif (
-            name is not None
-            and name in inits
-            and inits[name].data_type == onnx.TensorProto.FLOAT
-            and len(inits[name].dims) >= 1
-            and int(np.prod(inits[name].dims)) >= min_elements
+        init = inits.get(name) if name is not None and name not in done else None
+        if (
+            init is not None
+            and init.data_type == onnx.TensorProto.FLOAT
+            and len(init.dims) >= 1
+            and int(np.prod(init.dims)) >= min_elements
         ):
-            done.add(name)
-            w_init = inits[name]
-            w = numpy_helper.to_array(w_init).astype(np.float32)
-            amax = np.abs(w.reshape(w.shape[0], -1)).max(axis=1)
+            done.add(init.name)
+            w = numpy_helper.to_array(init).astype(np.float32)
+            axis = _channel_axis(node, w.ndim)
+            moved = np.moveaxis(w, axis, 0)
+            amax = np.abs(moved.reshape(moved.shape[0], -1)).max(axis=1)
             scale = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
-            q = np.clip(np.round(w / scale.reshape(-1, *([1] * (w.ndim - 1)))), -127, 127)
-            base = w_init.name
-            g.initializer.remove(w_init)
+            shape = [1] * w.ndim
+            shape[axis] = -1
+            q = np.clip(np.round(w / scale.reshape(shape)), -127, 127).astype(np.int8)
+            base = init.name
+            g.initializer.remove(init)
             del inits[base]
             g.initializer.extend(
                 [
-                    numpy_helper.from_array(q.astype(np.int8), f"{base}_int8"),
+                    numpy_helper.from_array(q, f"{base}_int8"),
                     numpy_helper.from_array(scale, f"{base}_scale"),
                     numpy_helper.from_array(np.zeros_like(scale, dtype=np.int8), f"{base}_zp"),
                 ]
@@ -159,7 +176,7 @@ def weights_int8(
                     [f"{base}_int8", f"{base}_scale", f"{base}_zp"],
                     [base],
                     name=f"{base}_dequant",
-                    axis=0,
+                    axis=axis,
                 )
             )
         new_nodes.append(node)
@@ -178,3 +195,13 @@ def convert_fp16(model: onnx.ModelProto) -> onnx.ModelProto:
         op_block_list=["Range", "CumSum"],
     )
     return compact_names(strip_debug(out))
+
+
+__all__ = [
+    "INT8_LADDER",
+    "Int8Config",
+    "conv_weights_int8",
+    "convert_fp16",
+    "quantize_int8",
+    "weights_int8",
+]
