@@ -68,7 +68,11 @@ def run_recipe(
 
         log.info("building the %s corpus in %s", name, corpus)
         build(load_recipe(name), out=corpus, cache=cache, jobs=jobs)
-    base = load_spec(recipe_dir(name) / "spec.json")
+    # The corpus's own spec drops the labels its data could not back (see its DATASET_CARD.md).
+    spec_path = (
+        corpus / "spec.json" if (corpus / "spec.json").is_file() else recipe_dir(name) / "spec.json"
+    )
+    base = load_spec(spec_path)
     summary: dict[str, Any] = {"recipe": name, "families": {}}
     for family in families or list(plan["families"]):
         fam = plan["families"][family]

@@ -44,9 +44,8 @@ def _manifests(data: Path, val: Path | None) -> tuple[Path, Path | None]:
 @click.option(
     "--out",
     "out_dir",
-    required=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Run directory to create (or resume with --resume).",
+    help="Run directory to create (or resume with --resume); with --recipe, the runs folder.",
 )
 @click.option(
     "--family", type=click.Choice(["bytes", "steady"]), help="Override the spec's family."
@@ -71,20 +70,52 @@ def _manifests(data: Path, val: Path | None) -> tuple[Path, Path | None]:
     help="Cache of preprocessed windows.",
 )
 @click.option("--resume", is_flag=True, help="Continue the run in --out from its checkpoint.")
+@click.option(
+    "--recipe",
+    help="Reproduce a recipe end to end (data build -> train -> export -> eval -> choose); "
+    "--data is then the corpus folder (default corpus/) and --out the runs folder (default runs/).",
+)
+@click.option(
+    "--bundle",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="With --recipe: copy the chosen tier files into this runtime model folder and write "
+    "MODEL_CARD.md.",
+)
 def train_cmd(
     spec_path: Path | None,
     data: Path | None,
     val: Path | None,
-    out_dir: Path,
+    out_dir: Path | None,
     family: str | None,
     resume: bool,
     cache_dir: Path,
+    recipe: str | None,
+    bundle: Path | None,
     **overrides: object,
 ) -> None:
-    """Train a multi-head model with all tiers jointly (nested widths)."""
+    """Train a multi-head model with all tiers jointly (nested widths).
+
+    With --recipe NAME, run the whole reproduction instead: build the corpus if missing, train the
+    recipe's families (resuming), export every tier, evaluate on the test split, choose per tier.
+    """
     from picohead.dataset import ManifestError, load_manifest, split_by_source
     from picohead.train import TrainConfig, read_run_config, train
 
+    if recipe:
+        from picohead.pipeline import run_recipe
+
+        result = run_recipe(
+            recipe,
+            corpus=data or Path("corpus"),
+            runs=out_dir or Path("runs"),
+            bundle=bundle,
+            card=Path("MODEL_CARD.md") if bundle else None,
+            families=[family] if family else None,
+        )
+        click.echo(json.dumps(result, indent=1))
+        return
+    if out_dir is None:
+        raise click.UsageError("--out RUN_DIR is required")
     try:
         if resume and (out_dir / "checkpoint.pt").exists():
             spec, cfg, info = read_run_config(out_dir)

@@ -12,10 +12,30 @@ def test_torchrun_two_processes(tmp_path):
     corpus = write_toy_corpus(tmp_path / "toy", n_train=400, n_eval=100)
     run = tmp_path / "run"
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-           "-m", "picohead", "train", "--spec", str(corpus / "spec-steady.json"), "--data", str(corpus),
-           "--out", str(run), "--steps", "60", "--eval-every", "20", "--batch-size", "16",
-           "--cache", str(tmp_path / "cache")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc_per_node=2",
+        "-m",
+        "picohead",
+        "train",
+        "--spec",
+        str(corpus / "spec-steady.json"),
+        "--data",
+        str(corpus),
+        "--out",
+        str(run),
+        "--steps",
+        "60",
+        "--eval-every",
+        "20",
+        "--batch-size",
+        "16",
+        "--cache",
+        str(tmp_path / "cache"),
+    ]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env)
     assert p.returncode == 0, p.stderr[-3000:]
     summaries = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]

@@ -30,15 +30,24 @@ def test_round_trip(tmp_path):
 @pytest.mark.parametrize(
     "mutate, fragment",
     [
-        (lambda d: d["heads"][1].update(gate={"head": "nope", "labels": ["code"]}), "heads[1] (lang).gate.head"),
-        (lambda d: d["heads"][1].update(gate={"head": "coarse", "labels": ["bin"]}), "'bin' is not a label of head 'coarse'"),
+        (
+            lambda d: d["heads"][1].update(gate={"head": "nope", "labels": ["code"]}),
+            "heads[1] (lang).gate.head",
+        ),
+        (
+            lambda d: d["heads"][1].update(gate={"head": "coarse", "labels": ["bin"]}),
+            "'bin' is not a label of head 'coarse'",
+        ),
         (lambda d: d["heads"][0].update(kind="softmaxx"), "heads[0] (coarse).kind"),
         (lambda d: d["heads"][0].update(labels=["a", "a"]), "duplicate labels: a"),
         (lambda d: d["heads"][0].update(labels=["a", "unknown"]), "'unknown' is reserved"),
         (lambda d: d.update(window={"head": -1}), "window.head"),
         (lambda d: d.update(family="cnn"), "family"),
         (lambda d: d.update(colour="red"), "colour: unknown key"),
-        (lambda d: d["heads"].append({"name": "coarse", "labels": ["a", "b"]}), "duplicate head name"),
+        (
+            lambda d: d["heads"].append({"name": "coarse", "labels": ["a", "b"]}),
+            "duplicate head name",
+        ),
         (lambda d: d["heads"][2].update(threshold=1.5), "threshold: must be in [0, 1]"),
         (lambda d: d["heads"][0].update(name="Bad Name"), "heads[0].name"),
         (lambda d: d.update(schema_version=9), "schema_version"),

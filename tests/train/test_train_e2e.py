@@ -25,16 +25,32 @@ def test_train_and_eval_every_head_and_tier(family, corpus, tmp_path):
     run = tmp_path / "run"
     r = CliRunner().invoke(
         main,
-        ["train", "--spec", str(corpus / f"spec-{family}.json"), "--data", str(corpus), "--out", str(run),
-         "--batch-size", "32", "--eval-every", "100", "--cache", str(tmp_path / "cache"), *STEPS[family]],
+        [
+            "train",
+            "--spec",
+            str(corpus / f"spec-{family}.json"),
+            "--data",
+            str(corpus),
+            "--out",
+            str(run),
+            "--batch-size",
+            "32",
+            "--eval-every",
+            "100",
+            "--cache",
+            str(tmp_path / "cache"),
+            *STEPS[family],
+        ],
     )
     assert r.exit_code == 0, r.output
     assert (run / "best.pt").exists() and (run / "metrics.jsonl").exists()
     cfg = json.loads((run / "config.json").read_text())
     assert cfg["spec"]["arch"] and cfg["data"]["train_sha256"]
 
-    r = CliRunner().invoke(main, ["eval", str(run), "--data", str(corpus), "--json",
-                                  "--cache", str(tmp_path / "cache")])
+    r = CliRunner().invoke(
+        main,
+        ["eval", str(run), "--data", str(corpus), "--json", "--cache", str(tmp_path / "cache")],
+    )
     assert r.exit_code == 0, r.output
     report = json.loads(r.output)
     assert (run / "eval" / "eval-test.md").exists()
@@ -48,13 +64,28 @@ def test_train_and_eval_every_head_and_tier(family, corpus, tmp_path):
 
 def test_resume_continues_from_checkpoint(corpus, tmp_path):
     run = tmp_path / "run"
-    args = ["train", "--spec", str(corpus / "spec-steady.json"), "--data", str(corpus), "--out", str(run),
-            "--batch-size", "16", "--eval-every", "20", "--cache", str(tmp_path / "c")]
+    args = [
+        "train",
+        "--spec",
+        str(corpus / "spec-steady.json"),
+        "--data",
+        str(corpus),
+        "--out",
+        str(run),
+        "--batch-size",
+        "16",
+        "--eval-every",
+        "20",
+        "--cache",
+        str(tmp_path / "c"),
+    ]
     assert CliRunner().invoke(main, [*args, "--steps", "40"]).exit_code == 0
     again = CliRunner().invoke(main, [*args, "--steps", "40"])
     assert again.exit_code == 2 and "--resume" in again.output
     # resuming reads steps/spec from the run; a longer schedule needs a new run, so just continue
-    r = CliRunner().invoke(main, ["train", "--out", str(run), "--resume", "--cache", str(tmp_path / "c")])
+    r = CliRunner().invoke(
+        main, ["train", "--out", str(run), "--resume", "--cache", str(tmp_path / "c")]
+    )
     assert r.exit_code == 0, r.output
     steps = [json.loads(line)["step"] for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert steps == [20, 40]
@@ -73,7 +104,9 @@ def test_training_windows_equal_runtime_windows(corpus, tmp_path):
     wd = load_manifest(tmp_path / "m.jsonl", spec)
     for i in range(len(lines)):
         runtime = read_window(tmp_path / f"f{i}", spec.window.head, spec.window.tail)
-        assert runtime == extract_window((tmp_path / f"f{i}").read_bytes(), spec.window.head, spec.window.tail)
+        assert runtime == extract_window(
+            (tmp_path / f"f{i}").read_bytes(), spec.window.head, spec.window.tail
+        )
         assert wd.windows[i, : wd.lengths[i]].tobytes() == runtime
         assert not wd.windows[i, wd.lengths[i] :].any()
 
