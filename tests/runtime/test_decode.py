@@ -1,14 +1,20 @@
 """Decoding rules on hand-made probabilities: thresholds, gates, top-k, multilabel, asdict."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import picohead
 from picohead.testing import toy_spec
 from picohead_runtime.decode import Decoder
 from picohead_runtime.results import HeadResult, MultilabelResult, Result
-from picohead_runtime.spec import ModelSpec
+from picohead_runtime.spec import ModelSpec, load_spec
+
+CONTENT_SPEC = load_spec(Path(picohead.__file__).parent / "recipes" / "content" / "spec.json")
 
 
 def _spec(**head_overrides):
@@ -99,3 +105,68 @@ def test_result_asdict_is_json_and_documented_shape():
     d = bad.asdict()
     assert d["ok"] is False and d["heads"] == {} and d["message"] == "No such file"
     assert d["path_b64"] == "eP8uYmlu"  # b"x\xff.bin"
+
+
+def _reference(spec, probs, top_k):
+    """Plain-Python decoding, written straight from the rules, to check the vectorised one."""
+    rows = []
+    for r in range(probs[0].shape[0]):
+        row = {}
+        for h, p in zip(spec.heads, probs):
+            if h.gate is not None:
+                parent = row.get(h.gate.head)
+                if parent is None or parent["label"] not in h.gate.labels:
+                    continue
+            vals = [float(v) for v in p[r]]
+            if h.multilabel:
+                row[h.name] = {
+                    "labels": [
+                        lab
+                        for lab, v in zip(h.labels, p[r])
+                        if v >= np.float32(h.threshold_for(lab))
+                    ],
+                    "scores": {lab: round(v, 6) for lab, v in zip(h.labels, vals)},
+                }
+                continue
+            order = sorted(range(len(vals)), key=lambda i: (-vals[i], i))[:top_k]
+            raw = h.labels[order[0]]
+            below = p[r][order[0]] < np.float32(h.threshold_for(raw))
+            row[h.name] = {
+                "label": "unknown" if below else raw,
+                "raw": raw,
+                "score": round(vals[order[0]], 6),
+                "top_k": [[h.labels[i], round(vals[i], 6)] for i in order],
+            }
+        rows.append(row)
+    return rows
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    batch=st.sampled_from([1, 3, 5, 17]),
+    top_k=st.integers(1, 5),
+    ties=st.booleans(),
+    kind_thr=st.sampled_from([0.0, 0.4, 0.6]),
+)
+@settings(max_examples=150, deadline=None)
+def test_vectorised_decoding_equals_reference(seed, batch, top_k, ties, kind_thr):
+    spec = _spec(
+        kind={"threshold": kind_thr, "label_thresholds": {"text": 0.3}}, risk={"threshold": 0.5}
+    )
+    rng = np.random.default_rng(seed)
+    probs = []
+    for h in spec.heads:
+        x = rng.random((batch, len(h.labels))).astype(np.float32)
+        if ties:  # quantised values make exact ties common
+            x = np.round(x * 2) / 2
+        if not h.multilabel:
+            x = (x + 1e-3) / (x + 1e-3).sum(axis=1, keepdims=True)
+        probs.append(x.astype(np.float32))
+    got = Decoder(spec, top_k=top_k).decode(probs)
+    want = _reference(spec, probs, top_k)
+    for g, w in zip(got, want):
+        assert set(g) == set(w)
+        for name, res in g.items():
+            d = res.asdict()
+            for key in w[name]:
+                assert d[key] == w[name][key], (name, key)
