@@ -165,10 +165,9 @@ def harvest(entry: dict[str, Any], root: Path, version: str, store: BlobStore, *
     for rel, p in _walk(root):
         if reserved_path(rel):
             continue
-        for i, r in enumerate(rules):
+        for i, r in enumerate(rules):  # a file may feed several rules (a jar: itself, its classes)
             if r.matches_path(rel) or (r.inner and rel.endswith((".jar", ".zip"))):
                 buckets[i].append((rel, p))
-                break
     split_by = entry.get("split_by", "dir")
     records: list[dict[str, Any]] = []
     for i, rule in enumerate(rules):
