@@ -44,7 +44,7 @@ import compare_report  # noqa: E402
 TIERS = ("tiny", "small", "base", "pro")
 SHORT_FILE = 256  # bytes: a "short" file for the mime and code_lang tasks
 SHORT_TEXT = 50  # bytes: text_lang samples are cut to this for the short set
-DEFAULT_LIMITS = {"mime": 1500, "text_lang": 800, "code_lang": 700, "risk": 800}
+DEFAULT_LIMITS = {"mime": 1500, "text_lang": 800, "code_lang": 600, "risk": 700}
 ANCHORS = {
     "mime": ["magika"],
     "text_lang": ["fasttext", "fasttext-restricted", "langid", "langid-restricted"],
@@ -245,14 +245,28 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             loads.append(loadavg()[0])
 
     workers = {t: Worker(t, command(t, args.model, langs), log) for t in tools}
+    failed: dict[str, str] = {}
+
+    def ask(tool: str, task: str, reqs: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        """A tool's results, or None once it has failed (it is then dropped from the report)."""
+        if tool in failed:
+            return None
+        try:
+            return workers[tool].ask({"op": "run", "task": task, "items": reqs})["results"]
+        except (RuntimeError, ValueError, OSError) as e:
+            failed[tool] = str(e)
+            return None
+
     timings: dict[str, dict[str, list[list[dict[str, Any]]]]] = {
         t: {tool: [] for tool in task_tools[t]} for t in tasks}
     preds: dict[str, dict[str, list[Any]]] = {t: {} for t in tasks}
     unstable: dict[str, int] = defaultdict(int)
+    batch: dict[str, dict[str, list[dict[str, Any]]]] = {t: defaultdict(list) for t in tasks}
+    no_batch: set[str] = set()
     for task, items in tasks.items():  # warm-up
         reqs = [_req(it) for it in items[: args.warmup]]
         for tool in task_tools[task]:
-            workers[tool].ask({"op": "run", "task": task, "items": reqs})
+            ask(tool, task, reqs)
     total = args.repeats * sum(len(v) for v in tasks.values())
     bar = tqdm(total=total, desc="compare", disable=not sys.stderr.isatty())
     for rep in range(args.repeats):
@@ -263,12 +277,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 chunk = [_req(it) for it in items[start:start + args.chunk]]
                 k = (rep + c) % len(names)
                 for tool in names[k:] + names[:k]:
-                    got[tool] += workers[tool].ask({"op": "run", "task": task, "items": chunk})[
-                        "results"]
+                    got[tool] += ask(tool, task, chunk) or []
                 bar.update(len(chunk))
                 if c % 8 == 0:
                     loads.append(loadavg()[0])
-            for tool in names:
+            for tool in [x for x in names if x not in failed]:
                 p = [r["pred"] for r in got[tool]]
                 if rep == 0:
                     preds[task][tool] = p
@@ -277,19 +290,40 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 timings[task][tool].append(
                     [{"wall_us": r["wall_us"], "cpu_us": r["cpu_us"]} for r in got[tool]])
     bar.close()
-    maxrss = {t: w.ask({"op": "stats"})["maxrss_mb"] for t, w in workers.items()}
-    for w in workers.values():
+    maxrss = {t: w.ask({"op": "stats"})["maxrss_mb"] for t, w in workers.items()
+              if t not in failed}
+    # batch APIs, where a tool has one (picohead, Magika), after the per-file peak RSS was taken
+    for rep in range(args.repeats):
+        for task, items in tasks.items():
+            paths = [{"path": it["file"]} for it in items if it["main"] and "file" in it]
+            names = [x for x in task_tools[task] if x not in failed and x not in no_batch]
+            k = rep % max(len(names), 1)
+            for tool in names[k:] + names[:k]:
+                b = workers[tool].ask({"op": "batch", "items": paths})
+                if b.get("unsupported") or "wall_us" not in b:
+                    no_batch.add(tool)
+                else:
+                    batch[task][tool].append(b)
+            loads.append(loadavg()[0])
+    maxrss_batch = {t: w.ask({"op": "stats"})["maxrss_mb"] for t, w in workers.items()
+                    if t not in failed and t not in no_batch}
+    for t, w in workers.items():
+        if t in failed:
+            w.proc.kill()
         w.close()
+    task_tools = {t: [x for x in v if x not in failed] for t, v in task_tools.items()}
+    timings = {t: {x: v for x, v in d.items() if x not in failed} for t, d in timings.items()}
     info.update({"finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                  "loadavg_end": loadavg(), "loadavg_1min_samples": _summary(loads),
                  "cpus": os.cpu_count(), "python": sys.version.split()[0],
                  "repeats": args.repeats, "warmup": args.warmup, "chunk": args.chunk,
                  "limits": limits, "seed": args.seed, "data": str(args.data),
                  "split": args.split, "model": args.model or "bundled", "tiers": args.tiers,
-                 "skipped_tools": skipped, "nondeterministic_predictions": dict(unstable),
-                 "worker_log": str(log)})
+                 "skipped_tools": skipped, "failed_tools": failed, "nondeterministic_predictions": dict(unstable),
+                 "worker_log": str(log), "save_predictions": args.save_predictions})
     return {"info": info, "tasks": tasks, "task_tools": task_tools, "preds": preds,
-            "timings": timings, "load_runs": load_runs, "maxrss_mb": maxrss, "langs": langs,
+            "timings": timings, "batch": batch, "tmp": str(tmp), "load_runs": load_runs, "maxrss_mb": maxrss,
+            "maxrss_batch_mb": maxrss_batch, "langs": langs,
             "spec": spec}
 
 
@@ -319,6 +353,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out-dir", default=str(HERE / "results"))
     ap.add_argument("--out-name", default="compare", help="writes NAME.json, NAME.md, NAME.png")
+    ap.add_argument("--save-predictions", action="store_true",
+                    help="also write NAME-predictions.jsonl (every tool's raw answer per input)")
     ap.add_argument("--command", default=None, help="the command line to quote in the report")
     args = ap.parse_args()
     if args.repeats < 1 or args.chunk < 1:
@@ -331,6 +367,8 @@ def main() -> int:
     cmd = args.command or "python " + " ".join(
         [os.path.relpath(sys.argv[0], HERE.parent)] + sys.argv[1:])
     out = compare_report.write(raw, Path(args.out_dir), args.out_name, cmd)
+    if not raw["info"]["failed_tools"]:
+        shutil.rmtree(raw["tmp"], ignore_errors=True)
     print("\n".join(f"wrote {p}" for p in out), file=sys.stderr)
     return 0
 

@@ -206,7 +206,10 @@ def score(raw: dict[str, Any]) -> dict[str, Any]:
                 "load_ms": _med(loads, "load_ms"), "load_cpu_ms": _med(loads, "load_cpu_ms"),
                 "spawn_ms": _med(loads, "spawn_ms"), "rss_after_load_mb": _med(loads, "rss_mb"),
                 "peak_rss_mb": raw["maxrss_mb"].get(proc),
+                "batch_files_per_s": _batch_rate(raw.get("batch", {}).get(task, {}).get(proc)),
+                "peak_rss_after_batch_mb": raw.get("maxrss_batch_mb", {}).get(proc),
             })
+            s["top_confusions"] = confusions(items, norm[tool], shared, task)
             rows[tool] = s
         tiers = [t for t in tools if t.startswith("picohead-")]
         for tool in tools:
@@ -230,6 +233,35 @@ def score(raw: dict[str, Any]) -> dict[str, Any]:
         out[task] = {"n_items": len(items), "n_main": sum(it["main"] for it in items),
                      "n_short": sum(it["short"] for it in items), "tools": rows}
     return out
+
+
+def confusions(items: list[dict[str, Any]], preds: list[Any], shared: set[str] | None,
+               task: str, top: int = 12) -> list[list[Any]]:
+    """The most frequent (truth, prediction, count) errors on the main inputs."""
+    from collections import Counter
+
+    c: Counter[tuple[str, str]] = Counter()
+    for p, it in zip(preds, items):
+        if not it["main"]:
+            continue
+        t = it["truth"]
+        if task == "mime":
+            t, p = t["mime"], (p or {}).get("mime")
+        if task == "risk":
+            t = [x for x in t if shared is None or x in shared]
+            t, p = ",".join(t) or "-", ",".join(p or []) or "-"
+        elif shared is not None and t not in shared:
+            continue
+        if p != t:
+            c[(str(t), str(p))] += 1
+    return [[t, p, n] for (t, p), n in c.most_common(top)]
+
+
+def _batch_rate(runs: list[dict[str, Any]] | None) -> float | None:
+    """Median files/s of the tool's own batch API over the task's files (None: no batch API)."""
+    if not runs:
+        return None
+    return statistics.median(r["n"] / (r["wall_us"] / 1e6) for r in runs if r["wall_us"] > 0)
 
 
 def _med(xs: list[dict[str, Any]], k: str) -> float | None:
@@ -264,6 +296,15 @@ def write(raw: dict[str, Any], out_dir: Path, name: str, cmd: str) -> list[Path]
                         "guesslang": maps.GUESSLANG, "detect_secrets": maps.DETECT_SECRETS,
                         "lang_aliases": maps.LANG_ALIASES}}
     paths = [out_dir / f"{name}.json", out_dir / f"{name}.md", out_dir / f"{name}.png"]
+    if raw["info"].get("save_predictions"):
+        paths.append(out_dir / f"{name}-predictions.jsonl")
+        with open(paths[-1], "w") as f:
+            for task, items in raw["tasks"].items():
+                for i, it in enumerate(items):
+                    row = {"task": task, "id": it["id"], "truth": it["truth"], "main": it["main"],
+                           "short": it["short"], "size": it["size"],
+                           "preds": {t: p[i] for t, p in raw["preds"][task].items()}}
+                    f.write(json.dumps(row) + "\n")
     paths[0].write_text(json.dumps(doc, indent=1, default=float) + "\n")
     paths[1].write_text(markdown(info, scores))
     plot(scores, paths[2], info)
@@ -292,6 +333,9 @@ def markdown(info: dict[str, Any], scores: dict[str, Any]) -> str:
         f" ({la['n']} samples). Model: {info['model']}. {info['repeats']} interleaved repeats, "
         "medians reported; one thread per tool; latency per input including the file read.",
         "", f"Command: `{info['command']}`", ""]
+    if info.get("failed_tools"):
+        lines += ["Failed during the run (left out): " + "; ".join(
+            f"{k} ({v})" for k, v in info["failed_tools"].items()), ""]
     if info.get("skipped_tools"):
         lines += ["Skipped: " + "; ".join(f"{k} ({v})" for k, v in info["skipped_tools"].items()),
                   ""]
@@ -303,7 +347,8 @@ def markdown(info: dict[str, Any], scores: dict[str, Any]) -> str:
         head = f"| tool | labels scored | n | {metric} | short |"
         if task == "mime":
             head += " coarse % |"
-        head += " p50 ms | p95 ms | CPU p50 ms | files/s | model MB | load ms | peak RSS MB |"
+        head += (" p50 ms | p95 ms | CPU p50 ms | files/s | batched files/s | model MB | load ms |"
+                 " peak RSS MB |")
         lines += [head, "|" + "---|" * (head.count("|") - 1)]
         for row in s["tools"].values():
             lat = row["latency"]
@@ -314,6 +359,7 @@ def markdown(info: dict[str, Any], scores: dict[str, Any]) -> str:
                 cells.append(_pct(row.get("coarse_accuracy")))
             cells += [_num(lat.get("p50_ms"), "{:.3f}"), _num(lat.get("p95_ms"), "{:.3f}"),
                       _num(lat.get("cpu_p50_ms"), "{:.3f}"), _num(lat.get("files_per_s"), "{:.0f}"),
+                      _num(row["batch_files_per_s"], "{:.0f}"),
                       _num(row["size_bytes"] / 2**20 if row["size_bytes"] else None),
                       _num(row["load_ms"], "{:.0f}"), _num(row["peak_rss_mb"], "{:.0f}")]
             lines.append("| " + " | ".join(cells) + " |")

@@ -8,7 +8,9 @@ on a fixed short input (fastText loads its model lazily on the first call). Then
 ``{"op": "run", "task", "items": [{"path"} | {"b64"}]}`` gets one line ``{"results": [{"pred",
 "wall_us", "cpu_us"}]}``; only the tool's own call (file read included for path items) is timed,
 with wall and process CPU clocks. ``{"op": "stats"}`` answers ``{"maxrss_mb"}`` (peak RSS of this
-process so far). Every tool runs on one thread: picohead and Magika get a one-thread onnxruntime
+process so far, VmHWM). ``{"op": "batch", "items": [{"path"}]}`` runs the tool's own batch API
+(picohead ``classify_paths``, Magika ``identify_paths``) over all items and answers ``{"n",
+"wall_us", "cpu_us"}``, or ``{"unsupported": true}``. Every tool runs on one thread: picohead and Magika get a one-thread onnxruntime
 session (Magika's own session would use every core).
 
 What it does not do: map labels or score; predictions are the tool's raw answers.
@@ -20,7 +22,6 @@ import argparse
 import base64
 import json
 import os
-import resource
 import sys
 import time
 from pathlib import Path
@@ -33,6 +34,16 @@ TEXT_CHARS = 4096  # fastText's 80-character truncation raised to this; langid s
 def _rss_mb() -> float:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _hwm_mb() -> float:
+    """Peak RSS of this process image (VmHWM). Not ru_maxrss: Linux carries that across exec, so a
+    worker would report the parent's peak when the parent was bigger."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def _version(dist: str) -> str:
@@ -69,6 +80,9 @@ class Picohead:
             return self.clf.classify_bytes(base64.b64decode(item["b64"]))
         return self.clf.classify_path(item["path"])
 
+    def batch(self, paths: list[str]) -> int:
+        return sum(1 for _ in self.clf.classify_paths(paths))
+
     def pred(self, task: str, r: Any) -> Any:
         heads = {"mime": ("mime", "coarse"), "text_lang": ("text_lang",),
                  "code_lang": ("code_lang",)}.get(task)
@@ -97,6 +111,9 @@ class Magika:
         if "b64" in item:
             return self.m.identify_bytes(base64.b64decode(item["b64"]))
         return self.m.identify_path(item["path"])
+
+    def batch(self, paths: list[str]) -> int:
+        return len(self.m.identify_paths(paths))
 
     def pred(self, task: str, r: Any) -> Any:
         if not r.ok:
@@ -215,8 +232,15 @@ def main() -> None:
     for line in sys.stdin:
         req = json.loads(line)
         if req["op"] == "stats":
-            resp: dict[str, Any] = {
-                "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            resp: dict[str, Any] = {"maxrss_mb": _hwm_mb()}
+        elif req["op"] == "batch":  # the tool's own batch API over files, when it has one
+            if not hasattr(tool, "batch"):
+                resp = {"unsupported": True}
+            else:
+                paths = [it["path"] for it in req["items"]]
+                w, c = wall(), cpu()
+                n = tool.batch(paths)
+                resp = {"n": n, "wall_us": (wall() - w) / 1e3, "cpu_us": (cpu() - c) / 1e3}
         else:
             task, results = req["task"], []
             for item in req["items"]:

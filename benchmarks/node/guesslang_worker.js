@@ -38,7 +38,11 @@ async function main() {
     const req = JSON.parse(line);
     let resp;
     if (req.op === 'stats') {
-      resp = { maxrss_mb: process.resourceUsage().maxRSS / 1024 };
+      // VmHWM, not resourceUsage().maxRSS: Linux keeps ru_maxrss across exec (the parent's peak).
+      const hwm = /VmHWM:\s+(\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'));
+      resp = { maxrss_mb: hwm ? Number(hwm[1]) / 1024 : null };
+    } else if (req.op === 'batch') {
+      resp = { unsupported: true }; // runModel takes one text at a time
     } else {
       const results = [];
       for (const item of req.items) {

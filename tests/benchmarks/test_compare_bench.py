@@ -1,0 +1,84 @@
+"""benchmarks/compare.py helpers: input selection, label maps and scoring (no anchor needed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import compare  # noqa: E402
+import compare_maps as maps  # noqa: E402
+import compare_report as report  # noqa: E402
+
+
+@pytest.mark.parametrize("text", ["héllo wörld " * 10, "日本語のテキスト" * 10, "abc", "  \n x"])
+def test_cut_utf8_never_splits_a_character(text: str) -> None:
+    for n in range(0, 60):
+        cut = compare.cut_utf8(text.encode(), n)
+        assert len(cut) <= max(n, 0) or len(text.encode().lstrip()) <= n
+        cut.decode("utf-8")  # raises if a character was split
+
+
+def test_stratified_round_robin_and_deterministic() -> None:
+    rows = [{"labels": {"x": lab}, "id": f"{lab}{i}"} for lab, k in (("a", 10), ("b", 2))
+            for i in range(k)]
+    got = compare.stratified(rows, "x", 4, seed=0)
+    assert sorted(r["labels"]["x"] for r in got) == ["a", "a", "b", "b"]
+    assert got == compare.stratified(rows, "x", 4, seed=0)
+    assert len(compare.stratified(rows, "x", 0, seed=0)) == 12
+
+
+def test_magika_maps_follow_the_corpus_rules() -> None:
+    from picohead.data.labels import FORMATS, code_labels
+
+    assert maps.magika_mime("python", "code") == code_labels("python")["mime"] == "text/plain"
+    assert maps.magika_mime("javascript", "code") == code_labels("javascript")["mime"]
+    assert maps.magika_mime("markdown", "text") == code_labels("markdown")["mime"]
+    assert maps.magika_mime("rar", "archive") is None
+    assert maps.magika_coarse("png", "image", FORMATS) == "image"
+    assert maps.magika_coarse("json", "code", FORMATS) == "code"
+    assert maps.magika_coarse("txt", "text", FORMATS) == "text"
+    assert maps.magika_coarse("pem", "application", FORMATS) == "crypto"
+    for mime in maps.MAGIKA_MIME.values():
+        assert mime in FORMATS or mime.startswith(("text/", "application/"))
+
+
+def test_code_and_secret_maps_target_our_labels() -> None:
+    spec = json.loads((BENCH.parent / "picohead/recipes/content/spec.json").read_text())
+    heads = {h["name"]: set(h["labels"]) for h in spec["heads"]}
+    assert set(maps.PYGMENTS.values()) <= heads["code_lang"]
+    assert set(maps.GUESSLANG.values()) <= heads["code_lang"]
+    assert set(maps.DETECT_SECRETS_SHARED) <= heads["risk"]
+    assert maps.pygments_lang(["html+php", "php"]) == "php"
+    assert maps.lang("no") == "nb"
+    types = ["AWS Access Key", "Hex High Entropy String", "IP Public Address", "Private Key"]
+    assert maps.detect_secrets_flags(types) == ["api_key", "private_key"]
+    assert maps.detect_secrets_flags(types[1:], entropy=False) == ["private_key"]
+
+
+def test_scores_and_latency() -> None:
+    items = [{"truth": t, "main": m, "short": s} for t, m, s in
+             (("a", True, False), ("b", True, True), ("c", False, True))]
+    s = report.softmax_scores("code_lang", items, ["a", "x", "c"], {"a", "b", "c"})
+    assert (s["n"], s["accuracy"], s["n_short"], s["accuracy_short"]) == (2, 0.5, 2, 0.5)
+    s = report.softmax_scores("code_lang", items, ["a", "x", "c"], {"a"})
+    assert (s["n"], s["accuracy"]) == (1, 1.0)
+    risk = [{"truth": t, "main": True, "short": False} for t in (["jwt"], [], ["email"])]
+    r = report.risk_scores(risk, [["jwt"], ["jwt"], []], ["jwt", "email"])
+    assert r["per_label"]["jwt"]["precision"] == 0.5 and r["per_label"]["jwt"]["recall"] == 1
+    assert r["per_label"]["email"]["recall"] == 0 and r["exact_match"] == 1 / 3
+    runs = [[{"wall_us": w, "cpu_us": w} for w in (1000, 2000, 3000)]] * 3
+    lat = report.latency(runs, items, "main")
+    assert lat["p50_ms"] == 2.0 and lat["files_per_s"] == pytest.approx(2 / 0.003)
+
+
+def test_help() -> None:
+    out = subprocess.run([sys.executable, str(BENCH / "compare.py"), "--help"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "--limit" in out
