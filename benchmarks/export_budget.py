@@ -65,6 +65,13 @@ def main() -> int:
     ap.add_argument("--families", nargs="+", default=["bytes", "steady"])
     ap.add_argument("--tiers", nargs="+", default=None)
     ap.add_argument("--run", action="append", default=[], help="trained run dir (per family)")
+    ap.add_argument(
+        "--arch",
+        action="append",
+        default=[],
+        metavar="FAMILY=JSON",
+        help='override arch keys, e.g. bytes=\'{"widths": {"tiny": 16, ...}}\' (proposals)',
+    )
     ap.add_argument("--runs", type=int, default=300)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument(
@@ -87,6 +94,10 @@ def main() -> int:
 
     torch.set_num_threads(1)
     base = load_spec(args.spec)
+    overrides = {}
+    for item in args.arch:
+        fam, _, text = item.partition("=")
+        overrides[fam] = json.loads(text)
     runs = {}
     for r in args.run:
         model, spec = load_model(Path(r))
@@ -99,11 +110,13 @@ def main() -> int:
             source = "trained run"
         else:
             d = base.to_dict()
-            d["family"], d["arch"] = family, {}
+            d["family"], d["arch"] = family, overrides.get(family, {})
             spec = with_full_arch(ModelSpec.from_dict(d))
             torch.manual_seed(0)
             model = build_model(spec).eval()
-            source = "random init, default config"
+            source = "random init, " + (
+                f"arch overrides {json.dumps(d['arch'])}" if d["arch"] else "default config"
+            )
         names = [output_name(h.name) for h in spec.heads]
         full = spec.window.size
         variants = [quantize.INT8_LADDER[0]]
