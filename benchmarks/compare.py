@@ -122,7 +122,13 @@ def build_tasks(rows: list[dict[str, Any]], limits: dict[str, int], seed: int
         if not have:
             continue
         lim = limits[task]
-        main = stratified(have, head, lim, seed)
+        if task == "risk":  # half clean files (look-alikes live there), half over flag combinations
+            clean = [r for r in have if not r["labels"]["risk"]]
+            flagged = [r for r in have if r["labels"]["risk"]]
+            main = stratified(clean, head, lim // 2, seed) + stratified(
+                flagged, head, lim - min(lim // 2, len(clean)), seed)
+        else:
+            main = stratified(have, head, lim, seed)
         items = [{"id": r["id"], "truth": truth(r, task), "file": r["file"], "size": r["size"],
                   "main": True, "short": task != "text_lang" and r["size"] < SHORT_FILE}
                  for r in main]

@@ -339,6 +339,7 @@ def markdown(info: dict[str, Any], scores: dict[str, Any]) -> str:
     if info.get("skipped_tools"):
         lines += ["Skipped: " + "; ".join(f"{k} ({v})" for k, v in info["skipped_tools"].items()),
                   ""]
+    lines += headline(scores) + [""]
     for task, s in scores.items():
         short = {"mime": "files < 256 B", "code_lang": "files < 256 B",
                  "text_lang": "cut to ≤ 50 B", "risk": "–"}[task]
@@ -378,6 +379,24 @@ def markdown(info: dict[str, Any], scores: dict[str, Any]) -> str:
                     _num(v["peak_rss_ratio"], "{:.1f}")]) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def headline(scores: dict[str, Any]) -> list[str]:
+    """One compact table over all tasks (the one quoted in the top-level README)."""
+    lines = ["| task | tool | scored on | accuracy % (risk: micro-F1) | short % | p50 ms | "
+             "CPU p50 ms | model MB | peak RSS MB |", "|---|---|---|---|---|---|---|---|---|"]
+    for task, s in scores.items():
+        for row in s["tools"].values():
+            lat = row["latency"]
+            shared = row["shared_labels"]
+            lines.append("| " + " | ".join([
+                TITLES[task].split(" (")[0], _label(row),
+                f"{row['n']}" + ("" if shared == "all" else f" ({len(shared)} labels)"),
+                _pct(row["accuracy"]), _pct(row["accuracy_short"]),
+                _num(lat.get("p50_ms"), "{:.2f}"), _num(lat.get("cpu_p50_ms"), "{:.2f}"),
+                _num(row["size_bytes"] / 2**20 if row["size_bytes"] else None),
+                _num(row["peak_rss_mb"], "{:.0f}")]) + " |")
+    return lines
 
 
 def plot(scores: dict[str, Any], path: Path, info: dict[str, Any]) -> None:
