@@ -218,14 +218,29 @@ def available_tools(tools: list[str], model: str | None, tiers: list[str]) -> tu
     return [t for t in tools if t not in skipped], skipped
 
 
+def model_spec(model: str | None, tiers: list[str]) -> dict[str, Any]:
+    """The picohead model's own spec (its label lists are "our labels"); the recipe's without one."""
+    from picohead_runtime import Classifier
+    from picohead_runtime.model import ModelError
+
+    for tier in tiers:
+        try:
+            return Classifier(model, tier=tier).spec.to_dict()
+        except ModelError:
+            continue
+    return json.loads((HERE.parent / "picohead/recipes/content/spec.json").read_text())
+
+
 def loadavg() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
 # -- the run ------------------------------------------------------------------------------------------
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    spec = json.loads((HERE.parent / "picohead" / "recipes" / "content" / "spec.json").read_text())
-    langs = next(h["labels"] for h in spec["heads"] if h["name"] == "text_lang")
+    spec = model_spec(args.model, args.tiers)
+    recipe = json.loads((HERE.parent / "picohead/recipes/content/spec.json").read_text())
+    langs = next((h["labels"] for s in (spec, recipe) for h in s["heads"]
+                  if h["name"] == "text_lang"), [])
     tmp = Path(tempfile.mkdtemp(prefix="picohead-compare-"))
     log = tmp / "workers.log"
     limits = dict(DEFAULT_LIMITS)
