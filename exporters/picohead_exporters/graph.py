@@ -9,6 +9,7 @@ quantize (``quantize``) or check numbers (``verify``).
 
 from __future__ import annotations
 
+import inspect
 import logging
 import warnings
 from collections import Counter
@@ -35,26 +36,40 @@ def torch_to_onnx(
     import torch
 
     batch, length = torch.export.Dim("batch"), torch.export.Dim("length")
-    params = list(__import__("inspect").signature(module.forward).parameters)
+    params = list(inspect.signature(module.forward).parameters)
     dynamic = {params[0]: {0: batch, 1: length}, params[1]: {0: batch}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the exporter's deprecation/rename chatter
-        program = torch.onnx.export(
-            module,
-            example,
-            dynamo=True,
-            input_names=list(input_names),
-            output_names=list(output_names),
-            dynamic_shapes=dynamic,
-            opset_version=OPSET,
-            optimize=False,
-            verbose=False,
-        )
+        try:
+            program = _export(torch, module, example, input_names, output_names, dynamic)
+        except Exception as e:  # dynamo/exporter failures come in many types
+            raise ExportError(f"torch.onnx.export failed: {type(e).__name__}: {e}") from e
     if program is None:  # pragma: no cover - dynamo=True always returns a program
         raise ExportError("torch.onnx.export returned no program")
     model = program.model_proto
     check_symbolic_inputs(model, input_names, output_names)
     return model
+
+
+def _export(
+    torch: Any,
+    module: Any,
+    example: tuple[Any, Any],
+    input_names: Sequence[str],
+    output_names: Sequence[str],
+    dynamic: dict[str, Any],
+) -> Any:
+    return torch.onnx.export(
+        module,
+        example,
+        dynamo=True,
+        input_names=list(input_names),
+        output_names=list(output_names),
+        dynamic_shapes=dynamic,
+        opset_version=OPSET,
+        optimize=False,
+        verbose=False,
+    )
 
 
 def _dims(vi: onnx.ValueInfoProto) -> list[str | int]:
