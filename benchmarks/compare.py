@@ -341,7 +341,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                  "limits": limits, "seed": args.seed, "data": str(args.data),
                  "split": args.split, "model": args.model or "bundled", "tiers": args.tiers,
                  "skipped_tools": skipped, "failed_tools": failed, "nondeterministic_predictions": dict(unstable),
-                 "worker_log": str(log), "save_predictions": args.save_predictions})
+                 "worker_log": str(log), "save_predictions": args.save_predictions,
+                 "note": args.note})
     return {"info": info, "tasks": tasks, "task_tools": task_tools, "preds": preds,
             "timings": timings, "batch": batch, "tmp": str(tmp), "load_runs": load_runs, "maxrss_mb": maxrss,
             "maxrss_batch_mb": maxrss_batch, "langs": langs,
@@ -376,6 +377,7 @@ def main() -> int:
     ap.add_argument("--out-name", default="compare", help="writes NAME.json, NAME.md, NAME.png")
     ap.add_argument("--save-predictions", action="store_true",
                     help="also write NAME-predictions.jsonl (every tool's raw answer per input)")
+    ap.add_argument("--note", default="", help="a line printed at the top of NAME.md")
     ap.add_argument("--command", default=None, help="the command line to quote in the report")
     args = ap.parse_args()
     if args.repeats < 1 or args.chunk < 1:

@@ -327,7 +327,8 @@ def _label(row: dict[str, Any]) -> str:
 
 def markdown(info: dict[str, Any], scores: dict[str, Any]) -> str:
     la = info["loadavg_1min_samples"]
-    lines = [
+    lines = [f"**{info['note']}**", ""] if info.get("note") else []
+    lines += [
         f"Run {info['started']} – {info['finished']} on {info['cpus']} CPUs; 1-minute load "
         f"average during the run min/median/max {la['min']:.1f}/{la['median']:.1f}/{la['max']:.1f}"
         f" ({la['n']} samples). Model: {info['model']}. {info['repeats']} interleaved repeats, "
