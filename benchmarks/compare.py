@@ -260,10 +260,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     load_runs: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for rep in tqdm(range(args.repeats), desc="load", disable=not sys.stderr.isatty()):
         for tool in tools[rep % len(tools):] + tools[:rep % len(tools)]:
-            w = Worker(tool, command(tool, args.model, langs), log, load_only=True)
+            if tool in skipped:
+                continue
+            try:
+                w = Worker(tool, command(tool, args.model, langs), log, load_only=True)
+            except RuntimeError:  # not installed here, most likely
+                skipped[tool] = f"could not start (pip install -r benchmarks/requirements.txt?): {log}"
+                continue
             load_runs[tool].append(w.ready)
             w.close()
             loads.append(loadavg()[0])
+    tools = [t for t in tools if t not in skipped]
+    task_tools = {t: [x for x in v if x in tools] for t, v in task_tools.items()}
 
     workers = {t: Worker(t, command(t, args.model, langs), log) for t in tools}
     failed: dict[str, str] = {}
@@ -390,7 +398,8 @@ def main() -> int:
     cmd = args.command or "python " + " ".join(
         [os.path.relpath(sys.argv[0], HERE.parent)] + sys.argv[1:])
     out = compare_report.write(raw, Path(args.out_dir), args.out_name, cmd)
-    if not raw["info"]["failed_tools"]:
+    if not raw["info"]["failed_tools"] and not any(
+            "could not start" in v for v in raw["info"]["skipped_tools"].values()):
         shutil.rmtree(raw["tmp"], ignore_errors=True)
     print("\n".join(f"wrote {p}" for p in out), file=sys.stderr)
     return 0

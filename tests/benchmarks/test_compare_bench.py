@@ -82,3 +82,31 @@ def test_help() -> None:
     out = subprocess.run([sys.executable, str(BENCH / "compare.py"), "--help"],
                          capture_output=True, text=True, check=True).stdout
     assert "--limit" in out
+
+
+@pytest.mark.slow
+def test_end_to_end_with_a_toy_model(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """The whole harness on a few files; anchors that are not installed are skipped, not fatal."""
+    sys.path.insert(0, str(BENCH.parent / "tests" / "runtime"))
+    import toy_models
+
+    cache = getattr(request.config, "cache", None)
+    model = toy_models.toy_model_dir(cache.mkdir("picohead-runtime") if cache else tmp_path / "m")
+    rows = []
+    for i in range(6):
+        data = (b"password = 'hunter2hunter2'\n" if i % 2 else b"x = 1\n") * (i + 1)
+        (tmp_path / f"f{i}").write_bytes(data)
+        rows.append({"id": f"f{i}", "path": f"f{i}", "split": "test", "labels": {
+            "coarse": "code", "mime": "text/plain", "risk": ["password"] if i % 2 else []}})
+    (tmp_path / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    subprocess.run([sys.executable, str(BENCH / "compare.py"), "--data", str(tmp_path / "test.jsonl"),
+                    "--model", str(model), "--tiers", "tiny,pro", "--tasks", "mime,risk",
+                    "--repeats", "1", "--out-dir", str(tmp_path), "--out-name", "c"],
+                   check=True, capture_output=True, timeout=600)
+    doc = json.loads((tmp_path / "c.json").read_text())
+    assert "picohead-pro" in doc["info"]["skipped_tools"]  # the toy model has no pro tier
+    for task in ("mime", "risk"):
+        row = doc["tasks"][task]["tools"]["picohead-tiny"]
+        assert row["n"] == 6 and row["latency"]["p50_ms"] > 0 and row["size_bytes"] > 0
+    assert (tmp_path / "c.md").read_text().count("picohead tiny") >= 2
+    assert (tmp_path / "c.png").stat().st_size > 0
