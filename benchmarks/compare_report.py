@@ -112,7 +112,7 @@ def softmax_scores(task: str, items: list[dict[str, Any]], preds: list[Any],
         return x.get(key) if key and isinstance(x, dict) else x
 
     keep = [(pick(p), pick(it["truth"]), it) for p, it in zip(preds, items)
-            if shared is None or pick(it["truth"]) in shared]
+            if pick(it["truth"]) is not None and (shared is None or pick(it["truth"]) in shared)]
     main = [(p, t) for p, t, it in keep if it["main"]]
     short = [(p, t) for p, t, it in keep if it["short"]]
     return {"n": len(main), "accuracy": _acc(main), "n_short": len(short),
