@@ -355,10 +355,14 @@ def _card(recipe: Recipe, recs: list[dict[str, Any]], counts: Any, dropped: Any,
         labs = sorted(set().union(*[set(c) for c in by_split.values()]))
         per_head[head] = {lab: {s: by_split[s][lab] for s in SPLITS} for lab in labs}
     src = Counter(r["source"] for r in recs)
+    by_src: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in recs:
+        by_src[r["source"]][r["split"]] += 1
     return {
         "recipe": recipe.name, "recipe_version": recipe.data.get("version", 1),
         "total": len(recs), "splits": dict(Counter(r["split"] for r in recs)),
         "per_head": per_head, "dropped_labels": dropped, "sources": dict(src.most_common()),
+        "sources_by_split": {k: dict(by_src[k]) for k, _ in src.most_common()},
         "failed_sources": failures, "skipped_generators": missing,
         "rejected_labels": dict(bad.most_common(50)), "build_seconds": round(secs),
         "notes": recipe.data.get("notes", []),
@@ -385,9 +389,13 @@ def _card_md(card: dict[str, Any]) -> str:
         L.append("")
     L += ["## Failed sources", ""] + [f"- {k}: {v}" for k, v in card["failed_sources"].items()]
     L += ["", "## Skipped or failed generators", ""] + [f"- {m}" for m in card["skipped_generators"]]
-    L += ["", "## Samples per source (top 100)", "", "| source | samples |", "|---|---:|"]
-    for k, v in list(card["sources"].items())[:100]:
-        L.append(f"| {k} | {v} |")
+    L += ["", "## Samples per source (top 150)", "", "| source | samples | train | val | test |",
+          "|---|---:|---:|---:|---:|"]
+    for k, v in list(card["sources"].items())[:150]:
+        s = card["sources_by_split"].get(k, {})
+        L.append(f"| {k} | {v} | {s.get('train', 0)} | {s.get('val', 0)} | {s.get('test', 0)} |")
+    L += ["", "Labels split by file (too few source groups): "
+          + (", ".join(f"`{x}`" for x in card.get("split_by_file", [])) or "none")]
     return "\n".join(L) + "\n"
 
 
