@@ -164,3 +164,23 @@ def test_parity_cases_cover_one_byte_and_full_window():
         "batch5-len1": (5, 1),
     }
     assert cases["batch5-len1"][1].tolist() == [1, 1, 1, 1, 0]
+
+
+def test_validation_data_comes_from_the_run(tmp_path):
+    """--calib wins; else the run's val manifest; else the sources training held out."""
+    from picohead.testing import write_toy_corpus
+    from picohead.train import TrainConfig, write_run_config
+    from picohead_exporters.export import load_validation
+    from picohead_runtime.spec import load_spec
+
+    corpus = write_toy_corpus(tmp_path / "toy", n_train=120, n_eval=30)
+    spec = load_spec(corpus / "spec-steady.json")
+    run = tmp_path / "run"
+    write_run_config(run, spec, TrainConfig(), {"train": str(corpus / "train.jsonl")})
+    held_out, name = load_validation(run, spec)
+    assert "held-out" in name and 0 < len(held_out) < 120
+    calib, name = load_validation(run, spec, calib=corpus / "test.jsonl")
+    assert len(calib) == 30 and name.endswith("test.jsonl")
+    write_run_config(run, spec, TrainConfig(), {"train": "x", "val": str(corpus / "val.jsonl")})
+    val, name = load_validation(run, spec)
+    assert len(val) == 30 and name.endswith("val.jsonl")
