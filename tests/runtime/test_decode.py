@@ -107,6 +107,11 @@ def test_result_asdict_is_json_and_documented_shape():
     assert d["path_b64"] == "eP8uYmlu"  # b"x\xff.bin"
 
 
+def _r6(v):
+    """Scores are shown rounded to 6 decimals, numpy's way (rint(x * 1e6) / 1e6)."""
+    return round(v * 1e6) / 1e6
+
+
 def _reference(spec, probs, top_k):
     """Plain-Python decoding, written straight from the rules, to check the vectorised one."""
     rows = []
@@ -121,21 +126,19 @@ def _reference(spec, probs, top_k):
             if h.multilabel:
                 row[h.name] = {
                     "labels": [
-                        lab
-                        for lab, v in zip(h.labels, p[r])
-                        if v >= np.float32(h.threshold_for(lab))
+                        lab for lab, v in zip(h.labels, vals) if _r6(v) >= h.threshold_for(lab)
                     ],
-                    "scores": {lab: round(v, 6) for lab, v in zip(h.labels, vals)},
+                    "scores": {lab: _r6(v) for lab, v in zip(h.labels, vals)},
                 }
                 continue
             order = sorted(range(len(vals)), key=lambda i: (-vals[i], i))[:top_k]
             raw = h.labels[order[0]]
-            below = p[r][order[0]] < np.float32(h.threshold_for(raw))
+            below = _r6(vals[order[0]]) < h.threshold_for(raw)
             row[h.name] = {
                 "label": "unknown" if below else raw,
                 "raw": raw,
-                "score": round(vals[order[0]], 6),
-                "top_k": [[h.labels[i], round(vals[i], 6)] for i in order],
+                "score": _r6(vals[order[0]]),
+                "top_k": [[h.labels[i], _r6(vals[i])] for i in order],
             }
         rows.append(row)
     return rows
@@ -170,3 +173,29 @@ def test_vectorised_decoding_equals_reference(seed, batch, top_k, ties, kind_thr
             d = res.asdict()
             for key in w[name]:
                 assert d[key] == w[name][key], (name, key)
+
+
+def test_one_row_path_equals_batch_path():
+    spec = CONTENT_SPEC
+    rng = np.random.default_rng(1)
+    probs = []
+    for h in spec.heads:
+        x = rng.random((40, len(h.labels))).astype(np.float32) ** 4
+        if not h.multilabel:
+            x /= x.sum(axis=1, keepdims=True)
+        probs.append(x)
+    dec = Decoder(spec, top_k=4)
+    batch = dec.decode(probs)
+    for i in range(40):
+        assert dec.decode([p[i : i + 1] for p in probs]) == [batch[i]]
+
+
+def test_threshold_compares_the_shown_score():
+    """0.29999998 (float32) is shown as 0.3 and so reaches a 0.3 threshold, on both paths."""
+    spec = _spec(kind={"threshold": 0.3}, risk={"threshold": 0.3})
+    kind = np.array([[np.float32(0.29999998), np.float32(0.29999998), np.float32(0.2)]])
+    probs = _probs(kind.tolist(), [[1, 0, 0]], [[np.float32(0.29999998), 0.1]])
+    for p in (probs, [np.repeat(x, 5, axis=0) for x in probs]):
+        row = Decoder(spec).decode(p)[0]
+        assert row["kind"].score == 0.3 and row["kind"].label == "code"
+        assert row["risk"].labels == ("email",) and row["risk"].scores["email"] == 0.3
