@@ -159,7 +159,7 @@ class Decoder:
         if self._has_soft:
             order, values = top_k(cat[:, self._gather], self._k)  # [B, heads, k]
             order_l, top_l = order.tolist(), _rounded(values)
-        if self._multi_idx is not None:
+        if self._multi_idx is not None and self._multi_thr is not None:
             ml = cat[:, self._multi_idx].astype(np.float64).round(SCORE_DIGITS)
             on_l, ml_l = (ml >= self._multi_thr).tolist(), ml.tolist()
 
