@@ -132,15 +132,15 @@ def stage_risk(recipe: Recipe, out: Path, n_pos: int) -> None:
         lang = h["labels"].get("code_lang")
         inserted: set[str] = set()
         if i < n_pos * len(kinds):
+            if rng.random() < .5:  # look-alikes beside real secrets too (first: keep PEM intact)
+                key, val = risk.lookalike(rng)
+                text = risk.insert(text, risk.assignment(lang, key, val, rng), rng)
             main = kinds[i % len(kinds)]
             todo = [main] + ([rng.choice(kinds)] if rng.random() < 0.25 else [])
             for k in todo:
                 key, val = risk.MAKERS[k](rng)
                 text = risk.insert(text, risk.assignment(lang, key, val, rng), rng)
                 inserted.add(k)
-            if rng.random() < .5:  # look-alikes beside real secrets too
-                key, val = risk.lookalike(rng)
-                text = risk.insert(text, risk.assignment(lang, key, val, rng), rng)
         else:
             for _ in range(rng.randrange(1, 4)):
                 key, val = risk.lookalike(rng)
