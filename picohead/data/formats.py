@@ -415,7 +415,8 @@ AUDIO = [("mp3", "audio/mpeg", ["-c:a", "libmp3lame"]), ("ogg", "audio/ogg", ["-
          ("flac", "audio/flac", []), ("aac", "audio/aac", ["-c:a", "aac"]),
          ("m4a", "audio/mp4", ["-c:a", "aac"]), ("aiff", "audio/aiff", [])]
 VIDEO = [("mp4", "video/mp4", ["-c:v", "libx264", "-pix_fmt", "yuv420p"]),
-         ("webm", "video/webm", ["-c:v", "libvpx", "-b:v", "200k"]),
+         ("webm", "video/webm", ["-c:v", "libvpx", "-b:v", "200k", "-pix_fmt", "yuv420p",
+                                    "-deadline", "realtime", "-cpu-used", "8"]),
          ("mkv", "video/x-matroska", ["-c:v", "libx264"]), ("mov", "video/quicktime", ["-c:v", "mpeg4"]),
          ("avi", "video/x-msvideo", ["-c:v", "mpeg4"]), ("flv", "video/x-flv", ["-c:v", "flv"]),
          ("mpg", "video/mpeg", ["-c:v", "mpeg2video"])]
@@ -441,13 +442,14 @@ def gen_av(rng: random.Random, pool: Pool, n: int, jobs: int) -> Iterator[Sample
     tasks: list[tuple[tuple[list[str], str], str]] = []
     for i in range(n):
         for ext, mime, codec in AUDIO:
-            dur = round(rng.uniform(0.3, 4), 2)
+            dur = round(rng.uniform(0.3, 2.5), 2)
             src = rng.choice([f"sine=frequency={rng.randrange(50, 4000)}:duration={dur}",
                               f"anoisesrc=d={dur}:c={rng.choice(['white', 'pink', 'brown'])}:a={rng.random():.2f}",
                               f"aevalsrc=sin({rng.randrange(100, 900)}*2*PI*t)*sin({rng.randrange(1, 9)}*t):d={dur}"])
             out = f"{td}/{i}_{ext}.{ext}"
             cmd = ["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", src,
-                   "-ar", str(rng.choice([8000, 16000, 22050, 44100, 48000])), "-ac", str(rng.choice([1, 2])),
+                   "-ar", str(rng.choice([8000, 16000, 48000] if ext == "opus" else [8000, 16000, 22050, 44100, 48000])),
+                   "-ac", str(rng.choice([1, 2])),
                    *codec]
             if ext in ("mp3", "ogg", "aac", "m4a", "opus"):
                 cmd += ["-b:a", f"{rng.choice([32, 64, 96, 128, 192])}k"]
@@ -455,12 +457,13 @@ def gen_av(rng: random.Random, pool: Pool, n: int, jobs: int) -> Iterator[Sample
                 cmd += ["-metadata", f"title={pool.text(rng, 3, 40)}"]
             tasks.append(((cmd + [out], out), mime))
         for ext, mime, codec in VIDEO:
-            dur = round(rng.uniform(0.2, 1.5), 2)
-            w, h = rng.choice([(64, 48), (160, 120), (320, 240), (128, 128), (256, 144)])
+            dur = round(rng.uniform(0.2, 0.8), 2)
+            w, h = rng.choice([(64, 48), (96, 64), (160, 120), (128, 128), (176, 144), (320, 240)])
             src = rng.choice(["testsrc", "testsrc2", "smptebars", "mandelbrot", "rgbtestsrc", "cellauto"])
             vs = f"{src}=size={w}x{h}:rate={rng.choice([10, 15, 24, 25, 30])}" if src != "cellauto" else f"cellauto=size={w}x{h}"
             out = f"{td}/{i}_{ext}.{ext}"
-            cmd = ["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", vs, "-t", str(dur)]
+            cmd = ["ffmpeg", "-nostdin", "-loglevel", "error", "-threads", "1", "-y", "-f", "lavfi", "-i", vs,
+                   "-t", str(dur)]
             if rng.random() < .5 and ext != "flv":
                 cmd += ["-f", "lavfi", "-i", f"sine=frequency={rng.randrange(100, 2000)}:duration={dur}", "-shortest"]
             cmd += codec
