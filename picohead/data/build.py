@@ -158,7 +158,7 @@ def stage_risk(recipe: Recipe, out: Path, n_pos: int) -> None:
 def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: list[str]) -> None:
     store = BlobStore(out)
     per = int(recipe.setting("per_format", 320))
-    gens = recipe.setting("generators", list(formats.GENERATORS) + ["av", "pyc", "debs"])
+    gens = recipe.setting("generators", list(formats.GENERATORS) + ["av", "pyc", "debs", "jars"])
     todo = [g for g in gens if not stage_done(out, f"gen_{g}")]
     if not todo:
         return
@@ -189,6 +189,9 @@ def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: li
             it = formats.gen_pyc(grng, pool, per, srcs)
         elif g == "debs":
             it = _debs(cache, per)
+        elif g == "jars":
+            classes = _records_by(out, lambda r: r["labels"].get("mime") == "application/java-vm")
+            it = formats.gen_jars(grng, pool, per, [(r["prov"]["path"], out / r["path"]) for r in classes])
         elif g == "fonts":
             it = formats.gen_fonts(grng, pool, per)
         else:

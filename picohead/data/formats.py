@@ -584,6 +584,37 @@ def gen_pgp(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
                 yield out, "application/pgp-keys", {"modality": "text" if armor else "binary"}
 
 
+def gen_jars(rng: random.Random, pool: Pool, n: int, classes: list[tuple[str, Path]]
+             ) -> Iterator[Sample]:
+    """Java archives of real class files, packed by the JDK's ``jar`` tool (zipfile otherwise)."""
+    if not classes:
+        return
+    jar = shutil.which("jar")
+    for i in range(n):
+        pick = rng.sample(classes, min(len(classes), rng.randrange(1, 30)))
+        with tempfile.TemporaryDirectory() as td:
+            root = Path(td) / "c"
+            for path, blob in pick:
+                rel = path.split("!/", 1)[-1]
+                dest = root / rel
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_bytes(blob.read_bytes())
+            if rng.random() < 0.3:
+                (root / "res").mkdir(exist_ok=True)
+                (root / "res" / "messages.properties").write_text(f"greeting={pool.text(rng, 5, 80)}\n")
+            out = Path(td) / "a.jar"
+            if jar and i % 3 != 0:
+                subprocess.run([jar, "cf" + ("0" if rng.random() < 0.2 else ""), str(out), "-C", str(root), "."],
+                               check=True, capture_output=True)
+            else:
+                with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+                    zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\nCreated-By: 17.0 (Debian)\r\n\r\n")
+                    for p in sorted(root.rglob("*")):
+                        if p.is_file():
+                            zf.write(p, str(p.relative_to(root)))
+            yield out.read_bytes(), "application/java-archive", {}
+
+
 GENERATORS: dict[str, Callable[..., Iterator[Sample]]] = {
     "images": gen_images, "svg": gen_svg, "archives": gen_archives, "sqlite": gen_sqlite,
     "office": gen_office, "libreoffice": gen_libreoffice, "fonts": gen_fonts,
