@@ -181,7 +181,7 @@ def test_cuda_without_gpu(tiny_path):
         Classifier(tiny_path, device="cuda")
     with pytest.warns(RuntimeWarning, match="CPU"):
         clf = Classifier(tiny_path, device="auto")
-    assert clf.device == "cpu" and clf.batch_size == 16
+    assert clf.device == "cpu" and clf.batch_size == 32
 
 
 def test_cuda_provider_listed_but_unusable(tiny_path, monkeypatch):
