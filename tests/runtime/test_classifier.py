@@ -226,7 +226,6 @@ def _assert_heads_close(a, b):
             assert x["score"] == pytest.approx(y["score"], abs=1e-5)
 
 
-
 def test_batching_never_changes_a_result(model_dir, tmp_path):
     """Windows are padded to a fixed width per length (powers of two), alone or in any batch, so
     with an fp32 graph a file's result is bit-identical however it is batched."""
