@@ -137,7 +137,8 @@ def matches(result: Result, rules: list[tuple[str, str]]) -> bool:
 
 # -- paths --------------------------------------------------------------------------------------------
 def expand(paths: Iterable[str], *, recursive: bool, follow_symlinks: bool) -> Iterator[str]:
-    """Arguments in order; with ``recursive``, each folder's files (sorted, symlinks not followed)."""
+    """Arguments in order; with ``recursive``, each folder's files (sorted). Symlinks are not
+    followed unless asked; a symlinked folder is then listed itself (its result says why)."""
     for arg in paths:
         if recursive and arg != STDIN and _is_dir(arg, follow_symlinks):
             yield from _walk(arg, follow_symlinks)
@@ -161,7 +162,10 @@ def _walk(top: str, follow: bool) -> Iterator[str]:
 
     for dirpath, dirs, files in os.walk(top, onerror=onerror, followlinks=follow):
         dirs.sort()
-        for name in sorted(files):
+        names = list(files)
+        if not follow:  # report symlinked folders (as not followed) instead of skipping silently
+            names += [d for d in dirs if os.path.islink(os.path.join(dirpath, d))]
+        for name in sorted(names):
             yield os.path.join(dirpath, name)
 
 

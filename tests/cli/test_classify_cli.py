@@ -234,3 +234,22 @@ def test_broken_pipe_is_quiet(model_dir, files):
     proc.stdout.close()
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0 and b"Traceback" not in err
+
+
+def test_recursive_scan_does_not_follow_symlinks_unless_asked(model_dir, files, tmp_path, capsys):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_bytes(b"not part of the tree\n")
+    (files / "link-dir").symlink_to(outside)
+    (files / "link-file").symlink_to(files / "a.py")
+    code, out, _ = _run(capsys, "--model", model_dir, "--jsonl", "-r", files)
+    docs = {
+        os.path.relpath(d["path"], files): d["status"] for d in map(json.loads, out.splitlines())
+    }
+    assert docs["link-dir"] == docs["link-file"] == "not_regular_file"
+    assert not any("secret" in p for p in docs)
+    code, out, _ = _run(capsys, "--model", model_dir, "--jsonl", "-r", "--follow-symlinks", files)
+    docs = {
+        os.path.relpath(d["path"], files): d["status"] for d in map(json.loads, out.splitlines())
+    }
+    assert docs["link-dir/secret.txt"] == "ok" and docs["link-file"] == "ok"
