@@ -15,4 +15,4 @@ import toy_models  # noqa: E402
 @pytest.fixture(scope="session")
 def model_dir(request: pytest.FixtureRequest) -> Path:
     """``toy-tiny-fp32.onnx`` and ``toy-small-fp32.onnx``; do not write into this folder."""
-    return toy_models.toy_model_dir(request.config.cache.mkdir("picohead-runtime"))
+    return toy_models.toy_model_dir(toy_models.cache_root(request))

@@ -14,7 +14,7 @@ def model_dir(request: pytest.FixtureRequest) -> Path:
 
     Tests must not write into it (it is cached across sessions); copy files to ``tmp_path``.
     """
-    return toy_models.toy_model_dir(request.config.cache.mkdir("picohead-runtime"))
+    return toy_models.toy_model_dir(toy_models.cache_root(request))
 
 
 @pytest.fixture(scope="session")

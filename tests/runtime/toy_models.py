@@ -60,6 +60,14 @@ def source_key() -> str:
     return h.hexdigest()[:16]
 
 
+def cache_root(request: Any) -> Path:
+    """pytest's cache folder, or a session temp folder under ``-p no:cacheprovider``."""
+    cache = getattr(request.config, "cache", None)
+    if cache is not None:
+        return Path(cache.mkdir("picohead-runtime"))
+    return Path(request.getfixturevalue("tmp_path_factory").mktemp("picohead-runtime"))
+
+
 def toy_model_dir(cache_root: Path) -> Path:
     """The toy model folder, exported once and kept under ``cache_root`` until a source changes.
 
