@@ -91,8 +91,11 @@ def onnx_test_report(files: dict[str, Path], spec: ModelSpec, test: WindowData) 
     short = {"text_lang_50B": short_text(test)}
     small = np.flatnonzero(test.lengths < 256)
     short["files_under_256B"] = test.subset(small)
+    from picohead.calibrate import embedded_spec
+
     out: dict[str, Any] = {}
     for tier, path in files.items():
+        spec = embedded_spec(path)  # carries this tier's calibrated thresholds
         sess = _session(path)
         full = evaluate_logits(spec, onnx_logits(sess, spec, test), test)
         subsets = {
@@ -178,6 +181,8 @@ def write_model_card(
     corpus_card: dict[str, Any] | None = None,
     extra_sections: list[str] | None = None,
     plots_dir: Path | None = None,
+    calibration: dict[str, Any]
+    | None = None,  # tier -> calibrate_files() entry of the shipped file
 ) -> None:
     plots = _plots(scores, spec, plots_dir or out.parent / "docs")
     rel = (plots_dir or out.parent / "docs").relative_to(out.parent) if plots else None
@@ -273,6 +278,38 @@ def write_model_card(
                     "",
                     f"Samples without any risk flag that were flagged: {_pct(m['negatives_flagged'])} %",
                 ]
+    if calibration:
+        L += [
+            "",
+            "## Calibration (validation split)",
+            "",
+            "Softmax heads answer `unknown` below a per-head confidence threshold chosen to keep 97 % of",
+            "validation samples answered; each risk flag has the threshold that maximises its F1 on",
+            "validation. Both are stored in each tier's file and applied by the runtime.",
+            "",
+            "| tier | head | threshold | coverage | accuracy answered | accuracy overall |",
+            "|---|---|---|---|---|---|",
+        ]
+        for tier, cal in calibration.items():
+            for head, r in cal["report"].items():
+                if "tradeoff" in r:
+                    row = next(x for x in r["tradeoff"] if x["threshold"] == r["chosen"])
+                    L.append(
+                        f"| {tier} | {head} | {r['chosen']:.2f} | {_pct(row['coverage'])} | "
+                        f"{_pct(row['accuracy_answered'])} | {_pct(r['overall_accuracy'])} |"
+                    )
+        L += [
+            "",
+            "| tier | risk flag | threshold | F1 at 0.5 | F1 calibrated (validation) |",
+            "|---|---|---|---|---|",
+        ]
+        for tier, cal in calibration.items():
+            for _head, r in cal["report"].items():
+                if "tradeoff" not in r:
+                    for lab, x in r.items():
+                        L.append(
+                            f"| {tier} | {lab} | {x['threshold']:.2f} | {x['f1_at_0.5']:.3f} | {x['f1']:.3f} |"
+                        )
     L += extra_sections or []
     out.write_text("\n".join(L) + "\n")
     (out.parent / "docs").mkdir(exist_ok=True)

@@ -57,6 +57,7 @@ def run_recipe(
     jobs: int = 2,
 ) -> dict[str, Any]:
     """Run (or resume) the recipe end to end; returns the per-tier choice and scores."""
+    from picohead.calibrate import calibrate_files
     from picohead.dataset import load_manifest
     from picohead.model_card import onnx_test_report, write_model_card
     from picohead.train import TrainConfig, train
@@ -107,6 +108,11 @@ def run_recipe(
             for r in json.loads(done.read_text())
             if r["ok"] and r["path"]
         }
+        calib_file = run_dir / "eval" / "calibration.json"
+        (run_dir / "eval").mkdir(exist_ok=True)
+        if not calib_file.exists() or calib_file.stat().st_mtime < done.stat().st_mtime:
+            calib = calibrate_files(files, val_data)
+            calib_file.write_text(json.dumps(calib, indent=1) + "\n")
         test = load_manifest(corpus / "test.jsonl", spec, cache_dir=wcache)
         scores = onnx_test_report(files, spec, test)
         (run_dir / "eval").mkdir(exist_ok=True)
@@ -143,7 +149,19 @@ def run_recipe(
             if (corpus / "card.json").is_file()
             else None
         )
-        write_model_card(card, spec=base, scores=all_scores, choice=choice, corpus_card=corpus_card)
+        calibration = {}
+        for tier, c in choice.items():
+            cal_path = runs / f"{Path(name).name}-{c['family']}" / "eval" / "calibration.json"
+            if cal_path.is_file():
+                calibration[tier] = json.loads(cal_path.read_text())[tier]
+        write_model_card(
+            card,
+            spec=base,
+            scores=all_scores,
+            choice=choice,
+            corpus_card=corpus_card,
+            calibration=calibration,
+        )
     if bundle is not None:
         bundle.mkdir(parents=True, exist_ok=True)
         for tier, c in choice.items():

@@ -1,0 +1,153 @@
+"""Per-tier decision thresholds calibrated on the validation split, written into the ONNX file.
+
+For each exported tier (the int8 file users run) and the validation manifest:
+
+* multilabel heads: each label's threshold is the one that maximises that label's F1 on validation
+  (a rare flag scored by a mean-pooled model rarely reaches 0.5, so 0.5 is a poor default);
+* softmax heads: one confidence threshold below which the runtime answers ``unknown``, chosen as
+  the largest threshold that keeps at least ``min_coverage`` of validation samples answered, so
+  the least confident answers, which carry most of the errors, become ``unknown``.
+
+The accuracy/coverage trade-off at a grid of thresholds is returned for the model card. The
+thresholds are written into the embedded spec of the file (``metadata_props``), which is where
+the runtime reads them; weights and graph are untouched. What it does not do: temperature scaling
+(the probabilities are left as the model computes them).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from picohead.dataset import WindowData
+from picohead_runtime.model_meta import META_KEY, ModelMeta
+from picohead_runtime.spec import HeadSpec, ModelSpec
+
+GRID = np.round(np.arange(0.05, 0.96, 0.05), 2)
+
+
+def _f1(pred: np.ndarray, truth: np.ndarray) -> float:
+    tp = float((pred & truth).sum())
+    denom = float(pred.sum() + truth.sum())
+    return 2 * tp / denom if denom else 0.0
+
+
+def calibrate_head(
+    head: HeadSpec, probs: np.ndarray, y: np.ndarray, min_coverage: float
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(new head fields, trade-off report) for one head from validation probabilities."""
+    if head.multilabel:
+        truth = y > 0.5
+        thresholds, report = {}, {}
+        for i, lab in enumerate(head.labels):
+            if not truth[:, i].any():
+                continue
+            f1s = [_f1(probs[:, i] >= t, truth[:, i]) for t in GRID]
+            best = int(np.argmax(f1s))
+            thresholds[lab] = float(GRID[best])
+            report[lab] = {
+                "threshold": float(GRID[best]),
+                "f1": round(f1s[best], 4),
+                "f1_at_0.5": round(_f1(probs[:, i] >= 0.5, truth[:, i]), 4),
+            }
+        return {"label_thresholds": thresholds}, report
+    conf = probs.max(1)
+    correct = probs.argmax(1) == y
+    rows = []
+    chosen = 0.0
+    for t in np.concatenate(([0.0], GRID)):
+        answered = conf >= t
+        cov = float(answered.mean())
+        acc = float(correct[answered].mean()) if answered.any() else 1.0
+        rows.append(
+            {"threshold": float(t), "coverage": round(cov, 4), "accuracy_answered": round(acc, 4)}
+        )
+        if cov >= min_coverage:
+            chosen = float(t)
+    return {"threshold": chosen}, {
+        "chosen": chosen,
+        "overall_accuracy": round(float(correct.mean()), 4),
+        "tradeoff": rows,
+    }
+
+
+def calibrate_spec(
+    spec: ModelSpec, logits: dict[str, np.ndarray], val: WindowData, min_coverage: float = 0.97
+) -> tuple[ModelSpec, dict[str, Any]]:
+    heads, report = [], {}
+    for h in spec.heads:
+        m = val.label_mask[h.name]
+        if not m.any():
+            heads.append(h)
+            continue
+        z = logits[h.name][m]
+        probs = 1 / (1 + np.exp(-z)) if h.multilabel else np.exp(z - z.max(1, keepdims=True))
+        if not h.multilabel:
+            probs = probs / probs.sum(1, keepdims=True)
+        fields, report[h.name] = calibrate_head(h, probs, val.labels[h.name][m], min_coverage)
+        d = h.to_dict()
+        d.update(fields)
+        heads.append(
+            HeadSpec(
+                name=h.name,
+                kind=h.kind,
+                labels=h.labels,
+                gate=h.gate,
+                weight=h.weight,
+                threshold=float(d.get("threshold", h.threshold)),
+                label_thresholds=dict(d.get("label_thresholds", h.label_thresholds)),
+            )
+        )
+    return spec.replace_heads(tuple(heads)), report
+
+
+def embedded_spec(onnx_path: Path) -> ModelSpec:
+    import onnx
+
+    model = onnx.load(str(onnx_path), load_external_data=False)
+    props = {p.key: p.value for p in model.metadata_props}
+    return ModelMeta.from_json(props[META_KEY], source=str(onnx_path)).spec
+
+
+def write_thresholds(onnx_path: Path, spec: ModelSpec, report: dict[str, Any]) -> None:
+    """Replace the embedded spec's thresholds (and record the calibration) in the ONNX metadata."""
+    import onnx
+
+    model = onnx.load(str(onnx_path))
+    props = {p.key: p for p in model.metadata_props}
+    meta = ModelMeta.from_json(props[META_KEY].value, source=str(onnx_path))
+    if meta.spec.head_names != spec.head_names:
+        raise ValueError(f"{onnx_path}: calibrated spec has other heads than the file")
+    new = ModelMeta(
+        spec=spec,
+        tier=meta.tier,
+        precision=meta.precision,
+        target=meta.target,
+        picohead_version=meta.picohead_version,
+        data_sha256=meta.data_sha256,
+        metrics=meta.metrics,
+        extra={**meta.extra, "calibration": report},
+    )
+    props[META_KEY].value = new.to_json()
+    tmp = onnx_path.with_suffix(".tmp")
+    onnx.save(model, str(tmp))
+    tmp.replace(onnx_path)
+
+
+def calibrate_files(
+    files: dict[str, Path], val: WindowData, min_coverage: float = 0.97
+) -> dict[str, Any]:
+    """Calibrate every tier's file in place (from its own embedded spec); tier -> head -> report."""
+    from picohead.model_card import _session, onnx_logits
+
+    out = {}
+    for tier, path in files.items():
+        spec = embedded_spec(path)
+        logits = onnx_logits(_session(path), spec, val)
+        new_spec, report = calibrate_spec(spec, logits, val, min_coverage)
+        write_thresholds(path, new_spec, report)
+        out[tier] = {"report": report, "spec": json.loads(new_spec.to_json())}
+    return out
