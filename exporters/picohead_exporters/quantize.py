@@ -35,26 +35,38 @@ WEIGHT_INPUT = {"MatMul": 1, "Gemm": 1, "Conv": 1, "Gather": 0, "GatherND": 0}
 
 @dataclass(frozen=True)
 class Int8Config:
-    """One way to quantize: ops for ORT's dynamic int8, then ops stored int8 weight-only."""
+    """One way to quantize: ops for ORT's dynamic int8, then ops stored int8 weight-only.
+
+    ``heads`` says how the task heads (the Gemm on the pooled vector) are stored: their weights
+    set the logits directly, and on a weak head (near-ties between classes) int8 rounding flips
+    top-1 answers, so the ladder falls back to fp16 and then fp32 head weights.
+    """
 
     name: str
     dynamic: tuple[str, ...] = ("MatMul", "Gemm", "Gather")
     weight_only: tuple[str, ...] = ("Conv", "GatherND")
-    weight_only_first: tuple[str, ...] = ()  # applied before the dynamic pass (kept float math)
+    heads: str = "int8"  # "int8" (per dynamic/weight_only) | "fp16" | "fp32"
     conv_integer: bool = False  # ORT ConvInteger for Conv (measured slower; not in the ladder)
 
 
 INT8_LADDER = (
     # Everything that can be dynamic is: smallest and usually fastest.
     Int8Config("int8"),
-    # The heads (Gemm on the pooled vector) keep float arithmetic: flips near a decision
-    # boundary come mostly from quantizing the last layer's input.
-    Int8Config("int8-float-heads", dynamic=("MatMul", "Gather"), weight_only_first=("Gemm",)),
-    # Weight-only everywhere: same size, float arithmetic, closest to fp32.
+    # Heads in fp16 (a Cast that onnxruntime folds at load), trunk and tables still int8.
+    Int8Config("int8-fp16-heads", dynamic=("MatMul", "Gather"), heads="fp16"),
+    # Trunk weight-only int8 (float arithmetic: closest to fp32), heads fp16.
     Int8Config(
-        "int8-weights",
+        "int8-weights-fp16-heads",
         dynamic=("Gather",),
-        weight_only=("MatMul", "Gemm", "Conv", "GatherND"),
+        weight_only=("MatMul", "Conv", "GatherND"),
+        heads="fp16",
+    ),
+    # Last resort: as above with fp32 heads.
+    Int8Config(
+        "int8-weights-fp32-heads",
+        dynamic=("Gather",),
+        weight_only=("MatMul", "Conv", "GatherND"),
+        heads="fp32",
     ),
 )
 
@@ -71,9 +83,12 @@ def quantize_int8(model: onnx.ModelProto, cfg: Int8Config = INT8_LADDER[0]) -> o
     """int8 per ``cfg``: weight-only (first), ORT dynamic, then weight-only for the rest."""
     model = onnx.ModelProto.FromString(model.SerializeToString())
     _name_nodes(model)
-    if cfg.weight_only_first:
-        model = weights_int8(model, {op: WEIGHT_INPUT[op] for op in cfg.weight_only_first})
     ops = cfg.dynamic + (("Conv",) if cfg.conv_integer else ())
+    if cfg.heads != "int8":
+        # Behind a Cast (fp16 storage) or an Identity (fp32) the heads' weights are no longer
+        # initializers, so neither int8 pass touches them (ORT rewrites every Gemm as a MatMul,
+        # so excluding by op type is not enough); onnxruntime folds both nodes at load.
+        model = weights_fp16(model, {"Gemm": 1}, keep_fp32=cfg.heads == "fp32")
     inits = {i.name for i in model.graph.initializer}
     if any(
         n.op_type in ops and n.input[WEIGHT_INPUT.get(n.op_type, 1)] in inits
@@ -181,6 +196,42 @@ def weights_int8(
                     axis=axis,
                 )
             )
+        new_nodes.append(node)
+    del g.node[:]
+    g.node.extend(new_nodes)
+    return model
+
+
+def weights_fp16(
+    model: onnx.ModelProto, ops: Mapping[str, int], *, keep_fp32: bool = False
+) -> onnx.ModelProto:
+    """Store constant float weights of ``ops`` as fp16 followed by a Cast to float, in place.
+
+    With ``keep_fp32`` the weight stays float32 behind an Identity (it then reads as computed,
+    not constant, to the int8 passes).
+    """
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    done: set[str] = set()
+    new_nodes = []
+    for node in g.node:
+        idx = ops.get(node.op_type)
+        name = node.input[idx] if idx is not None and len(node.input) > idx else None
+        init = inits.get(name) if name is not None and name not in done else None
+        if init is not None and init.data_type == onnx.TensorProto.FLOAT:
+            done.add(init.name)
+            w = numpy_helper.to_array(init)
+            src = f"{init.name}_{'fp32' if keep_fp32 else 'fp16'}"
+            g.initializer.remove(init)
+            g.initializer.append(
+                numpy_helper.from_array(w if keep_fp32 else w.astype(np.float16), src)
+            )
+            if keep_fp32:
+                new_nodes.append(helper.make_node("Identity", [src], [init.name]))
+            else:
+                new_nodes.append(
+                    helper.make_node("Cast", [src], [init.name], to=onnx.TensorProto.FLOAT)
+                )
         new_nodes.append(node)
     del g.node[:]
     g.node.extend(new_nodes)
