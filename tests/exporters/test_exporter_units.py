@@ -184,3 +184,32 @@ def test_validation_data_comes_from_the_run(tmp_path):
     write_run_config(run, spec, TrainConfig(), {"train": "x", "val": str(corpus / "val.jsonl")})
     val, name = load_validation(run, spec)
     assert len(val) == 30 and name.endswith("val.jsonl")
+
+
+@pytest.mark.parametrize("heads", ["int8", "fp16", "fp32"])
+def test_head_weights_precision_in_the_int8_ladder(heads):
+    """A setting's ``heads`` decides how the Gemm heads are stored; the result stays close."""
+    from picohead_exporters.quantize import Int8Config, quantize_int8
+
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=(64, 40)).astype(np.float32)  # [K, N], transB = 0 like merged heads
+    b = rng.normal(size=(40,)).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "w", "b"], ["y"], name="heads")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", 40])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    q = quantize_int8(m, Int8Config("t", heads=heads))
+    types = {i.data_type for i in q.graph.initializer}
+    want = {"int8": TensorProto.INT8, "fp16": TensorProto.FLOAT16, "fp32": TensorProto.FLOAT}
+    assert want[heads] in types
+    if heads != "int8":
+        assert TensorProto.INT8 not in types and TensorProto.UINT8 not in types
+    x = rng.normal(size=(8, 64)).astype(np.float32)
+    ref = x @ w + b
+    got = ort.InferenceSession(q.SerializeToString()).run(None, {"x": x})[0]
+    tol = {"int8": 0.1, "fp16": 1e-2, "fp32": 1e-4}[heads]
+    assert np.abs(got - ref).max() < tol * np.abs(ref).max()
