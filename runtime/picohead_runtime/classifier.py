@@ -48,8 +48,9 @@ class Classifier:
     number of batches :meth:`classify_paths` keeps in flight. ``top_k``: raw labels kept per head.
     ``batch_size``: files read per chunk in :meth:`classify_paths` (default 32 on CPU, 1024 on
     CUDA). A chunk's windows are padded to fixed widths (powers of two from 64 up to the full
-    window) and run as one call per width, so short files are not padded to 2 KB and a file's
-    result does not depend on the files batched with it.
+    window) and run as one call per width, so short files are not padded to 2 KB, and with an fp32
+    graph a file's result does not depend on the files batched with it (int8 graphs quantize
+    activations with one scale per call, so their last digits can).
     """
 
     def __init__(
