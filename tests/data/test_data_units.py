@@ -90,6 +90,8 @@ def test_label_tables_match_spec() -> None:
     spec = json.loads((Path(__file__).resolve().parents[2] / "picohead/recipes/content/spec.json").read_text())
     heads = {h["name"]: set(h["labels"]) for h in spec["heads"]}
     for mime in FORMATS:
+        if mime not in heads["mime"]:  # dropped from the spec for lack of real data
+            continue
         for head, val in format_labels(mime).items():
             assert val in heads[head], (mime, head, val)
     for lang in heads["code_lang"]:
