@@ -375,7 +375,8 @@ def _card(recipe: Recipe, recs: list[dict[str, Any]], counts: Any, dropped: Any,
 def _card_md(card: dict[str, Any]) -> str:
     L = [f"# Dataset card: {card['recipe']} corpus", "",
          f"{card['total']} samples: " + ", ".join(f"{s} {card['splits'].get(s, 0)}" for s in SPLITS)
-         + f"; built in {card['build_seconds']} s.", "",
+         + f"; this run took {card['build_seconds']} s (finished stages of earlier runs are reused).",
+         "",
          "Splits are by source group (package directory, document or generator batch), decided by a "
          "hash of the group name; blobs are deduplicated by SHA-256, so no content is in two splits. "
          "Samples per (source package, label) and per label are capped.", ""]

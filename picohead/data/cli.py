@@ -30,7 +30,7 @@ def build_cmd(recipe: str, out: Path, cache: Path, jobs: int) -> None:
     try:
         r = load_recipe(recipe)
         card = build(r, out=out, cache=cache, jobs=jobs)
-    except RecipeError as e:
+    except (RecipeError, OSError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)
     click.echo(f"wrote {card['total']} samples to {out} "
