@@ -314,6 +314,9 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
                 why = "not enough real samples: " + ", ".join(f"{s} {c[s]} < {mins[s]}"
                                                            for s in SPLITS if c[s] < mins[s])
                 dropped[h["name"]][lab] = why
+    for head, d in recipe.data.get("dropped_labels", {}).items():  # decided by earlier builds
+        for lab, why in d.items():
+            dropped[head].setdefault(lab, why)
     for r in recs:
         for head in list(r["labels"]):
             val = r["labels"][head]
