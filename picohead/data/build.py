@@ -178,7 +178,9 @@ def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: li
     fonts = sorted(p for p in all_files if p.suffix.lower() in (".ttf", ".otf")
                    and "/deb/fonts-" in str(p))
     pool = formats.Pool(texts, files, fonts)
+    overrides = recipe.setting("per_generator", {})
     for g in todo:
+        per = int(overrides.get(g, recipe.setting("per_format", 320)))
         grng = seeded("gen", g)
         t0 = time.time()
         if g == "av":
