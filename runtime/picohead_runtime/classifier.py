@@ -42,7 +42,7 @@ class Classifier:
 
     ``model``: an ``.onnx`` file, a folder holding ``<tier>.onnx`` files, or ``None`` for
     ``$PICOHEAD_MODEL`` or else the model bundled in this package. ``tier``: which tier to load from
-    a folder (default ``"small"``); for a file, its own tier (an explicit ``tier`` must match it).
+    a folder (the folder's ``model.json`` default, else ``"small"``); for a file, its own tier (an explicit ``tier`` must match it).
     ``device``: ``"cpu"``, ``"cuda"`` (an error without a usable GPU) or ``"auto"`` (CUDA when
     available, else the CPU with a warning). ``threads``: onnxruntime intra-op threads, and the
     number of batches :meth:`classify_paths` keeps in flight. ``top_k``: raw labels kept per head.

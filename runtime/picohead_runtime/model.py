@@ -17,6 +17,7 @@ fp32, exported with ``--target cuda``) is preferred when running on CUDA. The ex
 from __future__ import annotations
 
 import importlib.resources
+import json
 import os
 import warnings
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ from picohead_runtime.model_meta import (
 from picohead_runtime.spec import SpecError
 
 ENV_MODEL = "PICOHEAD_MODEL"
-DEFAULT_TIER = "small"
+DEFAULT_TIER = "small"  # for folders that do not name their own default (model.json)
 DEVICES = ("cpu", "cuda", "auto")
 CPU_EP = "CPUExecutionProvider"
 CUDA_EP = "CUDAExecutionProvider"
@@ -88,10 +89,23 @@ def resolve_model_path(
     else:
         src = Path(model)
     if src.is_dir():
-        return _tier_file(src, tier or DEFAULT_TIER, device)
+        return _tier_file(src, tier or folder_default_tier(src), device)
     if not src.exists():
         raise ModelError(f"{src}: no such model file or folder")
     return src
+
+
+def folder_default_tier(folder: Path) -> str:
+    """The tier a model folder names in its ``model.json`` (``{"default_tier": ...}``), else small.
+
+    The bundled folder's default is chosen by measurement when it is built (see MODEL_CARD.md).
+    """
+    try:
+        doc = json.loads((folder / "model.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return DEFAULT_TIER
+    tier = doc.get("default_tier") if isinstance(doc, dict) else None
+    return tier if isinstance(tier, str) and tier else DEFAULT_TIER
 
 
 def _tier_file(folder: Path, tier: str, device: str) -> Path:
