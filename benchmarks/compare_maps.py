@@ -43,6 +43,7 @@ MAGIKA_MIME: dict[str, str] = {
     "crt": "application/pkix-cert",
     # text formats with a MIME of their own in our spec
     "html": "text/html", "css": "text/css", "javascript": "text/javascript",
+    "scss": "text/css",  # lenient: plain CSS is valid SCSS, and Magika calls much CSS "scss"
     "json": "application/json", "jsonl": "application/json", "ipynb": "application/json",
     "xml": "application/xml", "vcxproj": "application/xml", "csproj": "application/xml",
     "rdf": "application/xml", "markdown": "text/markdown", "yaml": "application/yaml",
