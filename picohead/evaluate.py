@@ -136,6 +136,23 @@ def headline(m: dict[str, Any]) -> float:
     return float(m.get("accuracy", m.get("micro_f1", 0.0)))
 
 
+def per_class_table(m: dict[str, Any], confusions: int = 10) -> list[str]:
+    """Markdown lines: one row per label with support, then the most frequent confusions."""
+    lines = ["| label | precision | recall | F1 | support |", "|---|---|---|---|---|"]
+    for lab, c in m["per_class"].items():
+        if c["support"]:
+            lines.append(
+                f"| {lab} | {c['precision']:.3f} | {c['recall']:.3f} | {c['f1']:.3f} | {c['support']} |"
+            )
+    if m.get("confusions"):
+        lines += [
+            "",
+            "Most frequent confusions (true → predicted: count): "
+            + ", ".join(f"{a} → {b}: {c}" for a, b, c in m["confusions"][:confusions]),
+        ]
+    return lines
+
+
 def to_markdown(report: dict[str, Any], title: str = "Evaluation") -> str:
     tiers = list(report["tiers"])
     heads: list[str] = []
@@ -160,24 +177,7 @@ def to_markdown(report: dict[str, Any], title: str = "Evaluation") -> str:
         m = report["tiers"][big].get(h)
         if not m:
             continue
-        lines += [
-            "",
-            f"## {h} ({big} tier), per class",
-            "",
-            "| label | precision | recall | F1 | support |",
-            "|---|---|---|---|---|",
-        ]
-        for lab, c in m["per_class"].items():
-            if c["support"]:
-                lines.append(
-                    f"| {lab} | {c['precision']:.3f} | {c['recall']:.3f} | {c['f1']:.3f} | {c['support']} |"
-                )
-        if m.get("confusions"):
-            lines += [
-                "",
-                "Most frequent confusions (true → predicted: count): "
-                + ", ".join(f"{a} → {b}: {c}" for a, b, c in m["confusions"][:10]),
-            ]
+        lines += ["", f"## {h} ({big} tier), per class", ""] + per_class_table(m)
     return "\n".join(lines) + "\n"
 
 

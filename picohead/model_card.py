@@ -12,14 +12,13 @@ What it does not do: train or export (``picohead.pipeline`` runs those first).
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from picohead.dataset import WindowData
-from picohead.evaluate import evaluate_logits, headline
+from picohead.evaluate import evaluate_logits, headline, per_class_table
 from picohead_runtime.spec import ModelSpec
 
 
@@ -73,17 +72,12 @@ def short_text(data: WindowData, n_bytes: int = 50) -> WindowData:
 
 
 def latency_ms(sess: Any, length: int = 2048, runs: int = 300) -> float:
-    """Median warm single-sample latency at ``length`` bytes (the session's thread setting)."""
+    """Median warm single-sample latency at ``length`` bytes (the exporter's measurement)."""
+    from picohead_exporters.verify import latency_ms as session_latency
+
     x = np.random.default_rng(0).integers(0, 256, (1, length), dtype=np.uint8)
-    feed = {"bytes": x, "lengths": np.array([length], dtype=np.int64)}
-    for _ in range(20):
-        sess.run(None, feed)
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        sess.run(None, feed)
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times) * 1000)
+    names = [o.name for o in sess.get_outputs()]
+    return session_latency(sess, names, (x, np.array([length], dtype=np.int64)), runs=runs)
 
 
 def onnx_test_report(files: dict[str, Path], spec: ModelSpec, test: WindowData) -> dict[str, Any]:
@@ -255,24 +249,8 @@ def write_model_card(
             m = top.get(h)
             if not m:
                 continue
-            L += [
-                "",
-                f"## Per class: {h} ({best['family']}, {spec.tiers[-1]})",
-                "",
-                "| label | precision | recall | F1 | support |",
-                "|---|---|---|---|---|",
-            ]
-            for lab, c in m["per_class"].items():
-                if c["support"]:
-                    L.append(
-                        f"| {lab} | {c['precision']:.3f} | {c['recall']:.3f} | {c['f1']:.3f} | {c['support']} |"
-                    )
-            if m.get("confusions"):
-                L += [
-                    "",
-                    "Most frequent confusions: "
-                    + ", ".join(f"{a} → {b} ({n})" for a, b, n in m["confusions"][:8]),
-                ]
+            L += ["", f"## Per class: {h} ({best['family']}, {spec.tiers[-1]})", ""]
+            L += per_class_table(m, confusions=8)
             if "negatives_flagged" in m:
                 L += [
                     "",
