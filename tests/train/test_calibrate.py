@@ -1,0 +1,35 @@
+"""Threshold calibration: F1-optimal multilabel thresholds, coverage-bound softmax thresholds."""
+
+import numpy as np
+
+from picohead.calibrate import calibrate_head
+from picohead_runtime.spec import HeadSpec
+
+
+def test_multilabel_threshold_maximises_f1():
+    rng = np.random.default_rng(0)
+    y = (rng.random((2000, 2)) < 0.1).astype(np.float32)
+    # positives score ~0.2, negatives ~0.05: 0.5 finds nothing, the best threshold is low
+    probs = np.where(y > 0, 0.2, 0.05) + rng.normal(0, 0.02, y.shape)
+    head = HeadSpec(name="risk", kind="multilabel", labels=("a", "b"), threshold=0.5)
+    fields, report = calibrate_head(head, probs, y, min_coverage=0.97)
+    for lab in ("a", "b"):
+        assert 0.05 < fields["label_thresholds"][lab] <= 0.2
+        assert report[lab]["f1"] > 0.9 and report[lab]["f1_at_0.5"] == 0.0
+
+
+def test_softmax_threshold_keeps_coverage_and_drops_unsure_errors():
+    rng = np.random.default_rng(1)
+    n = 1000
+    y = rng.integers(0, 3, n)
+    probs = np.full((n, 3), 0.05)
+    probs[np.arange(n), y] = 0.9  # confident and right ...
+    wrong = np.arange(n) < 20  # ... except 2 % unsure and wrong
+    probs[wrong] = [0.4, 0.35, 0.25]
+    y[wrong] = 2
+    head = HeadSpec(name="kind", kind="softmax", labels=("a", "b", "c"))
+    fields, report = calibrate_head(head, probs, y, min_coverage=0.97)
+    assert 0.4 < fields["threshold"] <= 0.9
+    row = next(r for r in report["tradeoff"] if r["threshold"] == report["chosen"])
+    assert row["coverage"] >= 0.97 and row["accuracy_answered"] == 1.0
+    assert report["overall_accuracy"] == 0.98
