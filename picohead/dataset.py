@@ -204,7 +204,8 @@ def _save_cache(cache_file: Path, wd: WindowData) -> None:
     for k, v in wd.labels.items():
         arrays[f"label:{k}"] = v
         arrays[f"mask:{k}"] = wd.label_mask[k]
-    tmp = cache_file.with_suffix(".tmp.npz")
+    # One temporary name per process: torchrun ranks may write the same cache at once.
+    tmp = cache_file.with_name(f"{cache_file.stem}.{os.getpid()}.tmp.npz")
     np.savez(tmp, **arrays)  # type: ignore[arg-type]
     tmp.replace(cache_file)
 
