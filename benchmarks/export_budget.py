@@ -26,8 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
+from picohead.pipeline import SIZE_BUDGET
+
 ROOT = Path(__file__).resolve().parent.parent
-SIZE_BUDGET = {"tiny": 64 * 1024, "small": 192 * 1024, "base": 512 * 1024, "pro": 2 * 1024 * 1024}
 LATENCY_BUDGET_MS = {"tiny": 0.3, "pro": 3.0}
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from picohead_runtime.spec import ModelSpec, load_spec
 
 log = logging.getLogger(__name__)
+# The exporter issue's int8 size budget per tier (also used by benchmarks/export_budget.py).
 SIZE_BUDGET = {"tiny": 64 * 1024, "small": 192 * 1024, "base": 512 * 1024, "pro": 2 * 1024 * 1024}
 
 

@@ -18,8 +18,8 @@ from torch import nn
 
 from picohead.models.config import BytesConfig
 from picohead.models.nested import SlimConv1d, SlimLayerNorm, SlimLinear, TierHeads
+from picohead_runtime.windows import PAD_ID
 
-PAD_ID = 256
 _NEG = -1e4  # additive mask value; finite so fully-masked rows stay finite
 
 

@@ -108,11 +108,3 @@ def batch_windows(
         if w:
             out[i, : len(w)] = np.frombuffer(w, dtype=np.uint8)
     return out, lengths
-
-
-def to_ids(batch: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Reference conversion to model ids (``int64``, pads = ``PAD_ID``), for tests and numpy code."""
-    ids = batch.astype(np.int64)
-    pos = np.arange(batch.shape[1])[None, :]
-    ids[pos >= lengths[:, None]] = PAD_ID
-    return ids
