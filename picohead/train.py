@@ -62,6 +62,12 @@ class TrainConfig:
     distill: float = 0.0  # weight of distillation from the largest tier (0: off)
     distill_temperature: float = 2.0
     threads: int = 0  # torch intra-op threads (0: torch's default)
+    # Short-input augmentation: this share of each batch is cut to crop_min..crop_max bytes (half at
+    # offset 0, keeping every label but the risk flags, whose evidence may be cut away; half at a
+    # random offset, keeping only the language heads, which a random excerpt still answers).
+    crop_prob: float = 0.0
+    crop_min: int = 8
+    crop_max: int = 256
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
@@ -91,15 +97,60 @@ def batch_tensors(data: WindowData, idx: np.ndarray) -> tuple[torch.Tensor, torc
     return torch.from_numpy(data.windows[idx, :width]), torch.from_numpy(lengths)
 
 
+Labels = tuple[dict[str, np.ndarray], dict[str, np.ndarray]]  # per head: labels, label mask
+
+LANGUAGE_HEADS = ("text_lang", "code_lang")  # heads a random excerpt of a sample still answers
+
+
+def batch_labels(data: WindowData, idx: np.ndarray) -> Labels:
+    return (
+        {k: v[idx] for k, v in data.labels.items()},
+        {k: v[idx].copy() for k, v in data.label_mask.items()},
+    )
+
+
+def crop_batch(
+    x: torch.Tensor,
+    lengths: torch.Tensor,
+    labels: Labels,
+    cfg: TrainConfig,
+    rng: np.random.Generator,
+    multilabel: set[str],
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Cut a ``cfg.crop_prob`` share of the rows to short excerpts in place (see TrainConfig).
+
+    Rows cut at offset 0 lose their multilabel (risk) labels; rows cut elsewhere keep only the
+    language heads. Offsets stay inside the head part of the window (the first half), so an
+    excerpt never spans the seam between a long file's head and tail.
+    """
+    n = x.shape[0]
+    lens = lengths.numpy()
+    rows = np.flatnonzero((rng.random(n) < cfg.crop_prob) & (lens > cfg.crop_min))
+    masks = labels[1]
+    head_part = max(1, (x.shape[1] + 1) // 2)
+    for r in rows:
+        full = int(lens[r])
+        k = int(rng.integers(cfg.crop_min, min(cfg.crop_max, full) + 1))
+        span = min(full, head_part if full > head_part else full)
+        off = 0 if rng.random() < 0.5 or span <= k else int(rng.integers(0, span - k + 1))
+        x[r, :k] = x[r, off : off + k].clone()
+        x[r, k:] = 0
+        lengths[r] = k
+        for name, m in masks.items():
+            if name in multilabel or (off and name not in LANGUAGE_HEADS):
+                m[r] = False
+    return x, lengths
+
+
 def head_losses(
-    spec: ModelSpec, logits: dict[str, torch.Tensor], data: WindowData, idx: np.ndarray
+    spec: ModelSpec, logits: dict[str, torch.Tensor], labels: Labels
 ) -> torch.Tensor:
     total = torch.zeros(())
     for h in spec.heads:
-        m = torch.from_numpy(data.label_mask[h.name][idx])
+        m = torch.from_numpy(labels[1][h.name])
         if h.weight == 0 or not bool(m.any()):
             continue
-        y = torch.from_numpy(data.labels[h.name][idx])[m]
+        y = torch.from_numpy(labels[0][h.name])[m]
         out = logits[h.name][m]
         if h.multilabel:
             loss = F.binary_cross_entropy_with_logits(out, y)
@@ -296,6 +347,7 @@ def train(
     metrics_f = open(out / "metrics.jsonl", "a") if world.main else None
     t_last, samples, loss_sum, loss_n = time.time(), 0, 0.0, 0
     stopped_early = False
+    multilabel = {h.name for h in spec.heads if h.multilabel}
 
     def save(path: Path, extra: dict[str, Any]) -> None:
         tmp = path.with_suffix(".tmp")
@@ -322,6 +374,9 @@ def train(
                 idx = order
             rng = np.random.default_rng([cfg.seed, step])  # same tiers on every rank
             x, lengths = batch_tensors(train_data, idx)
+            labels = batch_labels(train_data, idx)
+            if cfg.crop_prob > 0:
+                x, lengths = crop_batch(x, lengths, labels, cfg, rng, multilabel)
             prepared = model.prepare(x, lengths)
             for g in opt.param_groups:
                 g["lr"] = lr_at(step, total, cfg)
@@ -329,7 +384,7 @@ def train(
             teacher = None
             for tier in pick_tiers(tiers, cfg.tier_sampling, rng):
                 logits = model(x, lengths, tier, prepared)
-                loss = loss + head_losses(spec, logits, train_data, idx)
+                loss = loss + head_losses(spec, logits, labels)
                 if tier == tiers[-1]:
                     teacher = logits
                 elif cfg.distill > 0 and teacher is not None:

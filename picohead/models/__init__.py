@@ -33,7 +33,7 @@ def tier_spec(spec: ModelSpec, tier: str) -> ModelSpec:
     spec.check_tier(tier)
     full = with_full_arch(spec)
     arch = dict(full.arch)
-    for key in ("widths", "buckets", "dims"):
+    for key in ("widths", "buckets", "dims", "local_dims", "local_hidden"):
         if key in arch:
             arch[key] = {tier: arch[key][tier]}
     d = full.to_dict()

@@ -15,17 +15,18 @@ from typing import Any
 from picohead_runtime.spec import ModelSpec, SpecError
 
 
-def _tier_map(value: Any, tiers: tuple[str, ...], key: str) -> dict[str, int]:
+def _tier_map(
+    value: Any, tiers: tuple[str, ...], key: str, *, allow_zero: bool = False
+) -> dict[str, int]:
+    kind = "non-negative" if allow_zero else "positive"
     if not isinstance(value, Mapping) or set(value) != set(tiers):
-        raise SpecError(
-            f"arch.{key}: must map every tier ({', '.join(tiers)}) to a positive integer"
-        )
+        raise SpecError(f"arch.{key}: must map every tier ({', '.join(tiers)}) to a {kind} integer")
     out = {t: value[t] for t in tiers}
     prev = 0
     for t in tiers:
         v = out[t]
-        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-            raise SpecError(f"arch.{key}.{t}: must be a positive integer, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, int) or v < (0 if allow_zero else 1):
+            raise SpecError(f"arch.{key}.{t}: must be a {kind} integer, got {v!r}")
         if v < prev:
             raise SpecError(
                 f"arch.{key}.{t}: tiers are nested, so {v} must be >= the previous tier's {prev}"
@@ -78,6 +79,24 @@ class SteadyConfig:
     hidden: int = 0  # 0: linear heads on the mean (byteSteady); >0: a GELU layer this wide first
     positions: int = 16  # n-grams starting in the first k bytes are also hashed with their offset
     position_share: float = 0.25  # total weight of those positional n-grams in the mean
+    # The local detector (off unless ``local_ngrams`` or ``shape_ngrams`` is set): per byte position,
+    # the embeddings of the n-grams starting there are summed, passed through one ReLU layer and
+    # max-pooled over the window, so one short pattern (a key prefix, an e-mail's shape) is not
+    # diluted by thousands of ordinary n-grams the way the mean dilutes it. A tier with
+    # ``local_hidden`` 0 has no detector.
+    local_ngrams: tuple[int, ...] = ()  # raw-byte n-gram lengths of the detector
+    shape_ngrams: tuple[int, ...] = ()  # n-gram lengths over byte classes (a-z, A-Z, 0-9 folded)
+    local_buckets: int = 4096  # detector hash-table rows (shared by all tiers; a power of two)
+    local_dims: dict[str, int] = field(
+        default_factory=lambda: {"tiny": 8, "small": 8, "base": 16, "pro": 16}
+    )  # detector embedding dims per tier
+    local_hidden: dict[str, int] = field(
+        default_factory=lambda: {"tiny": 16, "small": 24, "base": 32, "pro": 48}
+    )  # max-pooled detector units per tier (0: this tier has no detector)
+
+    @property
+    def local(self) -> bool:
+        return bool(self.local_ngrams or self.shape_ngrams)
 
     def validate(self, tiers: tuple[str, ...]) -> None:
         for t, b in _tier_map(self.buckets, tiers, "buckets").items():
@@ -88,6 +107,14 @@ class SteadyConfig:
             raise SpecError("arch: positions must be >= 0 and position_share in [0, 1)")
         if not self.ngrams or any(n < 1 or n > 16 for n in self.ngrams):
             raise SpecError("arch.ngrams: must be a non-empty list of n-gram lengths in 1..16")
+        if any(n < 1 or n > 16 for n in (*self.local_ngrams, *self.shape_ngrams)):
+            raise SpecError("arch.local_ngrams/shape_ngrams: n-gram lengths must be in 1..16")
+        if self.local:
+            b = self.local_buckets
+            if isinstance(b, bool) or not isinstance(b, int) or b & (b - 1) or not 2 <= b <= 2**24:
+                raise SpecError(f"arch.local_buckets: {b!r} must be a power of two in [2, 2**24]")
+            _tier_map(self.local_dims, tiers, "local_dims")
+            _tier_map(self.local_hidden, tiers, "local_hidden", allow_zero=True)
 
 
 FamilyConfig = BytesConfig | SteadyConfig

@@ -9,6 +9,11 @@ the first ``dims[tier]`` columns, so tiny is a true prefix of pro.
 
 Training sums rows as bucket counts times the table (no sort, no ``[B, N, D]`` tensor); export
 switches to gather + matmul (``use_bag = False``), which exports cleanly. Both are the same sum.
+Optionally (``arch.local_ngrams`` / ``shape_ngrams``) a local detector sits beside the mean: the
+embeddings of the n-grams starting at each byte (raw bytes and byte-class "shapes") are summed per
+position, passed through one ReLU layer and max-pooled, so a single secret or address in a long
+file still moves the features. Its output is concatenated to the mean before the heads.
+
 What it does not do: tokenise (n-grams are over raw bytes) or read files.
 """
 
@@ -135,6 +140,50 @@ def ngram_buckets_np(
     return hashes >> shift, weights
 
 
+# Byte classes of the detector's "shape" n-grams: a-z -> 'a', A-Z -> 'A', 0-9 -> '0', bytes >= 128
+# -> 0x80, tab -> space; every other byte (punctuation, '@', '-', newline, ...) stays itself.
+_SHAPE = np.arange(256, dtype=np.int64)
+_SHAPE[ord("a") : ord("z") + 1] = ord("a")
+_SHAPE[ord("A") : ord("Z") + 1] = ord("A")
+_SHAPE[ord("0") : ord("9") + 1] = ord("0")
+_SHAPE[128:] = 128
+_SHAPE[ord("\t")] = ord(" ")
+SHAPE_MAP = _SHAPE
+
+
+def aligned_hashes(
+    ids: torch.Tensor,
+    lengths: torch.Tensor,
+    ngrams: tuple[int, ...],
+    salt: int,
+    *,
+    exact_ops: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Hashes ``[K, B, L]`` of the n-grams *starting at* each position (one row per n) and their
+    validity ``[K, B, L]``; positions where an n-gram does not fit hold hash 0 and ``False``.
+
+    ``ids`` are byte ids + 1 (int64). ``salt`` separates these hashes from the mean's (so equal
+    n-grams of the two branches land in unrelated buckets).
+    """
+
+    def wrap(x: torch.Tensor) -> torch.Tensor:
+        return x % (MASK31 + 1) if exact_ops else x & MASK31
+
+    width = ids.shape[1]
+    pos = torch.arange(width, device=ids.device).unsqueeze(0)
+    limit = lengths.unsqueeze(1)
+    h = ids
+    out_h, out_m = [], []
+    for n in range(1, max(ngrams) + 1):
+        if n > 1:
+            h = wrap(h[:, :-1] * BASE + ids[:, n - 1 :])
+        if n in ngrams:
+            hn = F.pad(wrap(h * _mult(n + salt)), (0, n - 1))
+            out_h.append(hn[:, :width])  # wider when the window is shorter than n
+            out_m.append(pos <= (limit - n))
+    return torch.stack(out_h), torch.stack(out_m)
+
+
 class SteadyModel(nn.Module):
     family = "steady"
 
@@ -149,6 +198,12 @@ class SteadyModel(nn.Module):
             head_dims = {t: cfg.hidden for t in cfg.dims}
         else:
             head_dims = dict(cfg.dims)
+        if cfg.local:
+            ldim = max(cfg.local_dims.values())
+            self.local_table = nn.Parameter(torch.randn(cfg.local_buckets, ldim) * 0.1)
+            self.local_proj = SlimLinear(ldim, max(1, max(cfg.local_hidden.values())))
+            self.register_buffer("shape_map", torch.from_numpy(SHAPE_MAP.copy()), persistent=False)
+            head_dims = {t: d + cfg.local_hidden[t] for t, d in head_dims.items()}
         self.heads = TierHeads(head_dims, head_sizes)
 
     @property
@@ -160,12 +215,14 @@ class SteadyModel(nn.Module):
         data: torch.Tensor,
         lengths: torch.Tensor,
         tier: str,
-        prepared: tuple[torch.Tensor, torch.Tensor] | None = None,
+        prepared: tuple[torch.Tensor, ...] | None = None,
     ) -> torch.Tensor:
         """Mean n-gram embedding for ``tier``; ``prepared`` (from :meth:`prepare`) reuses hashes."""
         cfg = self.cfg
         exact = not self.use_bag
-        h, weights = prepared if prepared is not None else self.prepare(data, lengths)
+        if prepared is None:
+            prepared = self._mean_hashes(data, lengths)
+        h, weights = prepared[0], prepared[1]
         rows = cfg.buckets[tier]
         idx = buckets_of(h, rows, exact_ops=exact)
         table = self.table[:rows, : cfg.dims[tier]]
@@ -185,21 +242,95 @@ class SteadyModel(nn.Module):
         z = total / cnt
         if cfg.hidden:
             z = F.gelu(self.hidden(z, cfg.hidden))
+        if cfg.local and cfg.local_hidden[tier]:
+            local = tuple(prepared[2:]) if len(prepared) > 2 else None
+            z = torch.cat((z, self.local_features(data, lengths, tier, local)), dim=1)
         return z
+
+    def local_hashes(
+        self, data: torch.Tensor, lengths: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Position-aligned detector hashes ``[K, B, L]`` and validity (raw, then shape n-grams)."""
+        cfg, exact = self.cfg, not self.use_bag
+        ids = data.long()
+        parts = []
+        if cfg.local_ngrams:
+            parts.append(
+                aligned_hashes(ids + 1, lengths, cfg.local_ngrams, 2 * MAX_N, exact_ops=exact)
+            )
+        if cfg.shape_ngrams:
+            shape_map: torch.Tensor = self.shape_map  # type: ignore[assignment]
+            shaped = shape_map[ids] + 1
+            parts.append(
+                aligned_hashes(shaped, lengths, cfg.shape_ngrams, 3 * MAX_N, exact_ops=exact)
+            )
+        return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
+
+    def local_features(
+        self,
+        data: torch.Tensor,
+        lengths: torch.Tensor,
+        tier: str,
+        local: tuple[torch.Tensor, ...] | None = None,
+    ) -> torch.Tensor:
+        """Max over positions of ``relu(W · sum of the n-gram embeddings starting there)``.
+
+        With ``local`` from :meth:`prepare` under autograd, the max is found without gradients and
+        only the winning positions are recomputed with them: the same values and the same
+        gradients as a plain ``amax`` (which only passes gradient to its argmax), at a fraction
+        of the cost of back-propagating through every position's table rows.
+        """
+        cfg = self.cfg
+        dim, units = cfg.local_dims[tier], cfg.local_hidden[tier]
+        table = self.local_table[:, :dim]
+        if local is None:
+            idx, valid = self._local_buckets(data, lengths)
+            emb = F.embedding(idx, table)  # [K, B, L, dim]
+            per_pos = (emb * valid.to(emb.dtype).unsqueeze(-1)).sum(0)  # [B, L, dim]
+            act = F.relu(self.local_proj(per_pos, units))
+            act = act * valid.any(0).to(act.dtype).unsqueeze(-1)  # no n-gram there: 0
+            return act.amax(1)  # the runtime's windows are at least 1 byte wide
+        idx, valid, per_full = local
+        anyv = valid.any(0)  # [B, L]
+        with torch.no_grad():
+            act = F.relu(self.local_proj(per_full[..., :dim], units)) * anyv.unsqueeze(-1)
+            arg = act.argmax(1)  # [B, units]
+        sel = arg.unsqueeze(0).expand(idx.shape[0], -1, -1)
+        emb = F.embedding(idx.gather(2, sel), table)  # [K, B, units, dim]
+        per = (emb * valid.gather(2, sel).to(emb.dtype).unsqueeze(-1)).sum(0)
+        act = F.relu(self.local_proj(per, units)).diagonal(dim1=1, dim2=2)  # [B, units]
+        return act * anyv.gather(1, arg).to(act.dtype)
+
+    def _local_buckets(
+        self, data: torch.Tensor, lengths: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        h, valid = self.local_hashes(data, lengths)
+        return buckets_of(h, self.cfg.local_buckets, exact_ops=not self.use_bag), valid
 
     def forward(
         self,
         data: torch.Tensor,
         lengths: torch.Tensor,
         tier: str,
-        prepared: tuple[torch.Tensor, torch.Tensor] | None = None,
+        prepared: tuple[torch.Tensor, ...] | None = None,
     ) -> dict[str, torch.Tensor]:
         return self.heads(self.features(data, lengths, tier, prepared), tier)
 
-    def prepare(
+    def prepare(self, data: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """Tier-independent hashes (mean, then detector ones if any), computed once per batch."""
+        cfg = self.cfg
+        mean = self._mean_hashes(data, lengths)
+        if not (cfg.local and self.training and torch.is_grad_enabled()):
+            return mean  # the detector's shortcut below only pays off when training
+        idx, valid = self._local_buckets(data, lengths)
+        with torch.no_grad():  # every position at full width, once for all tiers
+            emb = F.embedding(idx, self.local_table)
+            per_full = (emb * valid.to(emb.dtype).unsqueeze(-1)).sum(0)
+        return (*mean, idx, valid, per_full)
+
+    def _mean_hashes(
         self, data: torch.Tensor, lengths: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Tier-independent n-gram hashes, computed once per batch in training."""
         cfg = self.cfg
         return ngram_hashes(
             data,

@@ -237,3 +237,31 @@ def test_fp16_for_cuda_keeps_float32_outputs(tmp_path):
     assert all(o.type == "tensor(float)" for o in sess.get_outputs())
     m = onnx.load(r.path)
     assert any(i.data_type == onnx.TensorProto.FLOAT16 for i in m.graph.initializer)
+
+
+@pytest.mark.slow
+def test_steady_local_detector_round_trip(tmp_path):
+    """The max-pooled local detector (arch.local_ngrams / shape_ngrams) exports with parity."""
+    import torch
+
+    from picohead.models import build_model
+    from picohead.testing import toy_spec
+    from picohead_exporters import export_tier
+    from picohead_runtime.spec import ModelSpec
+
+    d = toy_spec("steady")
+    d["arch"] = {
+        **d["arch"],
+        "local_ngrams": [4, 8],
+        "shape_ngrams": [3, 6],
+        "local_buckets": 512,
+        "local_dims": {"tiny": 4, "small": 8},
+        "local_hidden": {"tiny": 0, "small": 12},
+    }
+    spec = ModelSpec.from_dict(d)
+    torch.manual_seed(3)
+    model = build_model(spec).eval()
+    for tier in spec.tiers:
+        report = export_tier(model, spec, tier, out=tmp_path, precision="fp32", latency_runs=5)
+        assert report.ok, report.failures
+        check_round_trip(model, spec, tier, report.path)

@@ -1,0 +1,131 @@
+"""The steady family's max-pooled local detector and the short-excerpt augmentation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from picohead.models import build_model, slice_tier
+from picohead.models.steady import SHAPE_MAP
+from picohead.testing import toy_spec
+from picohead.train import TrainConfig, crop_batch
+from picohead_runtime.spec import ModelSpec, SpecError
+from picohead_runtime.windows import batch_windows
+
+LOCAL = {
+    "local_ngrams": [4, 8],
+    "shape_ngrams": [3, 6],
+    "local_buckets": 512,
+    "local_dims": {"tiny": 4, "small": 8},
+    "local_hidden": {"tiny": 0, "small": 12},
+}
+
+
+def local_spec() -> ModelSpec:
+    d = toy_spec("steady")
+    d["arch"] = {**d["arch"], **LOCAL}
+    return ModelSpec.from_dict(d)
+
+
+def _batch(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, list[bytes]]:
+    rng = np.random.default_rng(seed)
+    wins = [rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in (1, 3, 7, 100, 256)]
+    wins.append(b"contact: anna.schmidt@gmail.com, +1 (415) 555-0100")
+    x, lengths = batch_windows(wins)
+    return torch.from_numpy(x), torch.from_numpy(lengths), wins
+
+
+def test_shape_map_folds_letters_and_digits_only():
+    assert SHAPE_MAP[ord("q")] == ord("a") and SHAPE_MAP[ord("Q")] == ord("A")
+    assert SHAPE_MAP[ord("7")] == ord("0") and SHAPE_MAP[200] == 128
+    assert SHAPE_MAP[ord("@")] == ord("@") and SHAPE_MAP[ord("\n")] == ord("\n")
+
+
+def test_detector_widens_only_the_tiers_that_have_it():
+    torch.manual_seed(0)
+    spec = local_spec()
+    model = build_model(spec).eval()
+    x, lengths, _ = _batch()
+    with torch.no_grad():
+        tiny = model.features(x, lengths, "tiny")
+        small = model.features(x, lengths, "small")
+    assert tiny.shape == (len(lengths), 8)  # dims.tiny, no detector (local_hidden 0)
+    assert small.shape == (len(lengths), 16 + 12)
+    assert bool((small[:, 16:] >= 0).all())  # max of ReLU units
+
+
+def test_slices_and_padding_are_exact_with_the_detector():
+    torch.manual_seed(0)
+    spec = local_spec()
+    model = build_model(spec).eval()
+    x, lengths, wins = _batch(1)
+    with torch.no_grad():
+        for tier in spec.tiers:
+            alone_model, _ = slice_tier(model, spec, tier)
+            full, sliced = model(x, lengths, tier), alone_model(x, lengths, tier)
+            for h in spec.head_names:
+                torch.testing.assert_close(full[h], sliced[h], rtol=0, atol=0)
+            for i, w in enumerate(wins):
+                noisy = x[i : i + 1].clone()
+                noisy[0, len(w) :] = 0xFF  # garbage, not zeros, in the padding
+                xi, li = batch_windows([w])
+                a = model(torch.from_numpy(xi), torch.from_numpy(li), tier)
+                b = model(noisy, lengths[i : i + 1], tier)
+                for h in spec.head_names:
+                    torch.testing.assert_close(a[h], full[h][i : i + 1], rtol=0, atol=1e-6)
+                    torch.testing.assert_close(b[h], full[h][i : i + 1], rtol=0, atol=1e-6)
+
+
+def test_training_shortcut_has_the_values_and_gradients_of_amax():
+    torch.manual_seed(0)
+    spec = local_spec()
+    fast = build_model(spec).train()
+    plain = build_model(spec).train()
+    plain.load_state_dict(fast.state_dict())
+    x, lengths, _ = _batch(2)
+    prepared = fast.prepare(x, lengths)
+    assert len(prepared) == 5  # mean hashes + detector buckets, validity, per-position sums
+    a = fast.local_features(x, lengths, "small", tuple(prepared[2:]))
+    b = plain.local_features(x, lengths, "small")  # plain amax over every position
+    torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
+    w = torch.randn_like(a)
+    (a * w).sum().backward()
+    (b * w).sum().backward()
+    for (name, p), q in zip(fast.named_parameters(), plain.parameters()):
+        if p.grad is None and q.grad is None:
+            continue
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-5, atol=1e-6, msg=name)
+
+
+def test_detector_config_is_checked():
+    d = toy_spec("steady")
+    d["arch"] = {**d["arch"], **LOCAL, "local_buckets": 500}
+    with pytest.raises(SpecError, match="local_buckets"):
+        build_model(ModelSpec.from_dict(d))
+    d["arch"] = {**d["arch"], **LOCAL, "local_hidden": {"tiny": 8, "small": 4}}
+    with pytest.raises(SpecError, match="local_hidden.small"):
+        build_model(ModelSpec.from_dict(d))
+
+
+def test_crop_batch_cuts_excerpts_and_drops_labels_they_cannot_back():
+    wins = [bytes(range(65, 65 + 60)) * 10, b"x" * 5, bytes(range(32, 127)) * 4]
+    x, lengths = batch_windows(wins)
+    x, lengths = torch.from_numpy(x), torch.from_numpy(lengths)
+    orig = x.clone()
+    labels = (
+        {"mime": np.array([1, 2, 3]), "text_lang": np.array([0, -1, 4]), "risk": np.zeros((3, 2))},
+        {k: np.ones(3, dtype=bool) for k in ("mime", "text_lang", "risk")},
+    )
+    cfg = TrainConfig(crop_prob=1.0, crop_min=8, crop_max=32)
+    x, lengths = crop_batch(x, lengths, labels, cfg, np.random.default_rng(0), {"risk"})
+    masks = labels[1]
+    assert int(lengths[1]) == 5 and masks["mime"][1] and masks["risk"][1]  # too short: untouched
+    for r in (0, 2):
+        k = int(lengths[r])
+        assert 8 <= k <= 32 and bool((x[r, k:] == 0).all())
+        src = bytes(orig[r, : len(wins[r])].numpy())
+        assert bytes(x[r, :k].numpy()) in src  # a contiguous excerpt of the sample
+        assert not masks["risk"][r] and masks["text_lang"][r]
+        at_start = src.startswith(bytes(x[r, :k].numpy()))
+        assert masks["mime"][r] == at_start or at_start  # only start-anchored cuts keep mime
