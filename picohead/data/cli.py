@@ -35,3 +35,27 @@ def build_cmd(recipe: str, out: Path, cache: Path, jobs: int) -> None:
         sys.exit(2)
     click.echo(f"wrote {card['total']} samples to {out} "
                f"({', '.join(f'{k} {v}' for k, v in sorted(card['splits'].items()))})", err=True)
+
+
+@data.command("licence")
+@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("corpus-licence"),
+              show_default=True, help="Dataset directory to write.")
+@click.option("--cache", type=click.Path(path_type=Path), default=Path("cache"),
+              show_default=True, help="Download and unpack cache (shared with `data build`).")
+@click.option("--recipe", default="licence", show_default=True,
+              help="Recipe name under picohead/recipes/ or a folder with recipe.json.")
+@click.option("--offline", is_flag=True,
+              help="Read only packages already unpacked in the cache; download nothing.")
+def licence_cmd(out: Path, cache: Path, recipe: str, offline: bool) -> None:
+    """Licence-text dataset for an added `licence` head (DEP-5 copyright files, common-licenses,
+    upstream licence files), split by source package."""
+    from picohead.data.licence import build_licence
+
+    try:
+        card = build_licence(out, cache, recipe=recipe, offline=offline)
+    except (OSError, ValueError) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    click.echo(f"wrote {card['total']} samples, {len(card['labels'])} labels to {out} "
+               f"({', '.join(f'{k} {v}' for k, v in card['splits'].items())}); head spec: "
+               f"{out / 'head.json'}", err=True)
