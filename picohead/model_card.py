@@ -108,6 +108,57 @@ def onnx_test_report(files: dict[str, Path], spec: ModelSpec, test: WindowData) 
     return out
 
 
+# -- added heads ----------------------------------------------------------------------------------
+ADDED_BEGIN = "<!-- model-card:begin -->"
+ADDED_END = "<!-- model-card:end -->"
+ADDED_TITLE = "## Added heads"
+
+
+def added_head_docs(root: Path) -> list[Path]:
+    """``docs/*-head.md`` files under ``root`` that mark a block for the model card."""
+    return [p for p in sorted((root / "docs").glob("*-head.md")) if ADDED_BEGIN in p.read_text()]
+
+
+def added_heads_section(root: Path, docs: list[Path] | None = None) -> list[str]:
+    """The card's optional "Added heads" section: each doc's block between ``ADDED_BEGIN`` and
+    ``ADDED_END`` (heads trained with ``picohead add-head`` on this model's frozen trunk), linked to
+    the doc. ``docs`` defaults to :func:`added_head_docs`; no docs, no section."""
+    docs = added_head_docs(root) if docs is None else docs
+    L: list[str] = []
+    for p in docs:
+        text = p.read_text(encoding="utf-8")
+        if ADDED_BEGIN not in text:
+            continue
+        block = text.split(ADDED_BEGIN, 1)[1].split(ADDED_END, 1)[0].strip("\n")
+        try:
+            rel = p.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            rel = str(p)
+        L += ["", block, "", f"Data, commands and what fails: [{rel}]({rel})."]
+    if not L:
+        return []
+    return [
+        "",
+        ADDED_TITLE,
+        "",
+        "Heads trained afterwards with `picohead add-head` on this model's frozen trunk (the heads",
+        "above are unchanged); figures from each head's own held-out test split.",
+        *L,
+    ]
+
+
+def update_added_heads(card: Path, docs: list[Path] | None = None) -> bool:
+    """Rewrite the "Added heads" section of an existing card (it is the card's last section) from
+    the docs, without regenerating the rest. Returns whether the file changed."""
+    text = card.read_text(encoding="utf-8")
+    head = text.split("\n" + ADDED_TITLE + "\n", 1)[0].rstrip("\n")
+    new = "\n".join([head, *added_heads_section(card.parent, docs)]) + "\n"
+    if new != text:
+        card.write_text(new, encoding="utf-8")
+        return True
+    return False
+
+
 # -- the card -------------------------------------------------------------------------------------
 def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}"
@@ -177,6 +228,7 @@ def write_model_card(
     plots_dir: Path | None = None,
     calibration: dict[str, Any]
     | None = None,  # tier -> calibrate_files() entry of the shipped file
+    added_heads: list[Path] | None = None,
 ) -> None:
     plots = _plots(scores, spec, plots_dir or out.parent / "docs")
     rel = (plots_dir or out.parent / "docs").relative_to(out.parent) if plots else None
@@ -256,6 +308,13 @@ def write_model_card(
                     "",
                     f"Samples without any risk flag that were flagged: {_pct(m['negatives_flagged'])} %",
                 ]
+                if "lookalikes_flagged" in m:
+                    L += [
+                        "",
+                        f"Look-alike negatives (UUIDs, hashes, base64, placeholders and example "
+                        f"keys planted by the generator; {m['lookalikes']} samples) that were "
+                        f"flagged: {_pct(m['lookalikes_flagged'])} % (target <= 5 %)",
+                    ]
     if calibration:
         L += [
             "",
@@ -289,6 +348,7 @@ def write_model_card(
                             f"| {tier} | {lab} | {x['threshold']:.2f} | {x['f1_at_0.5']:.3f} | {x['f1']:.3f} |"
                         )
     L += extra_sections or []
+    L += added_heads_section(out.parent, added_heads)
     out.write_text("\n".join(L) + "\n")
     (out.parent / "docs").mkdir(exist_ok=True)
     (out.parent / "docs" / "model_card_scores.json").write_text(
