@@ -68,6 +68,10 @@ def _train_linear(
     y = torch.from_numpy(data.labels[head.name])[m]
     if len(x) == 0:
         raise SpecError(f"no training sample carries a label for the new head {head.name!r}")
+    # Train on standardised features (the trunk's pooled features are small, std ~0.05-0.2, and a
+    # plain probe underfits them), then fold the scaling into the weights: still one Linear.
+    mu, sd = x.mean(0), x.std(0, unbiased=False) + 1e-6
+    x = (x - mu) / sd
     opt = torch.optim.AdamW(lin.parameters(), lr=lr, weight_decay=1e-3)
     gen = torch.Generator().manual_seed(0)
     for _ in range(epochs):
@@ -80,6 +84,9 @@ def _train_linear(
             opt.zero_grad()
             loss.backward()
             opt.step()
+    with torch.no_grad():
+        lin.bias -= (lin.weight * (mu / sd)).sum(1)
+        lin.weight /= sd
 
 
 def add_head(
