@@ -85,8 +85,8 @@ def _train_linear(
             loss.backward()
             opt.step()
     with torch.no_grad():
-        lin.bias -= (lin.weight * (mu / sd)).sum(1)
-        lin.weight /= sd
+        lin.bias.sub_((lin.weight * (mu / sd)).sum(1))
+        lin.weight.div_(sd)
 
 
 def add_head(
