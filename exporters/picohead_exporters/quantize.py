@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,6 +89,9 @@ def quantize_int8(model: onnx.ModelProto, cfg: Int8Config = INT8_LADDER[0]) -> o
         # initializers, so neither int8 pass touches them (ORT rewrites every Gemm as a MatMul,
         # so excluding by op type is not enough); onnxruntime folds both nodes at load.
         model = weights_fp16(model, {"Gemm": 1}, keep_fp32=cfg.heads == "fp32")
+    tables = bag_tables(model)
+    if tables:  # before the dynamic pass, which then sees no constant weight there
+        model = weights_int8(model, {"MatMul": 1}, only=tables)
     inits = {i.name for i in model.graph.initializer}
     if any(
         n.op_type in ops and n.input[WEIGHT_INPUT.get(n.op_type, 1)] in inits
@@ -102,6 +105,25 @@ def quantize_int8(model: onnx.ModelProto, cfg: Int8Config = INT8_LADDER[0]) -> o
             root.removeFilter(_no_preprocess_advice)
     model = weights_int8(model, {op: WEIGHT_INPUT[op] for op in cfg.weight_only})
     return compact_names(strip_debug(model))
+
+
+def bag_tables(model: onnx.ModelProto) -> set[str]:
+    """Names of the MatMuls that multiply bucket counts (a ScatterElements output) by a constant
+    hash table (the ``steady`` family's small tiers).
+
+    Dynamic int8 would quantize the counts, whose range spans 1 (one n-gram) to ~40 (a
+    positional one), to 8 bits and lose the single n-grams; these tables are stored int8
+    weight-only instead (float arithmetic, one scale per embedding dim).
+    """
+    producer = {o: n.op_type for n in model.graph.node for o in n.output}
+    inits = {i.name for i in model.graph.initializer}
+    return {
+        n.name
+        for n in model.graph.node
+        if n.op_type == "MatMul"
+        and n.input[1] in inits
+        and producer.get(n.input[0]) == "ScatterElements"
+    }
 
 
 def _no_preprocess_advice(record: logging.LogRecord) -> bool:
@@ -147,19 +169,24 @@ def _channel_axis(node: onnx.NodeProto, rank: int) -> int:
 
 
 def weights_int8(
-    model: onnx.ModelProto, ops: Mapping[str, int], min_elements: int = 256
+    model: onnx.ModelProto,
+    ops: Mapping[str, int],
+    min_elements: int = 256,
+    *,
+    only: Container[str] | None = None,
 ) -> onnx.ModelProto:
     """Store constant float weights of ``ops`` (op type -> weight input index) as int8, in place.
 
     Symmetric, one scale per output channel, followed by a ``DequantizeLinear``. Small tensors
     (< ``min_elements``) are left alone; a weight shared by several nodes is converted once.
+    ``only`` restricts the pass to the nodes of these names.
     """
     g = model.graph
     inits = {i.name: i for i in g.initializer}
     done: set[str] = set()
     new_nodes = []
     for node in g.node:
-        idx = ops.get(node.op_type)
+        idx = ops.get(node.op_type) if only is None or node.name in only else None
         name = node.input[idx] if idx is not None and len(node.input) > idx else None
         init = inits.get(name) if name is not None and name not in done else None
         if (
@@ -245,7 +272,7 @@ def convert_fp16(model: onnx.ModelProto) -> onnx.ModelProto:
     out = convert_float_to_float16(
         onnx.ModelProto.FromString(model.SerializeToString()),
         keep_io_types=True,
-        op_block_list=["Range", "CumSum"],
+        op_block_list=["Range", "CumSum", "ScatterElements"],  # no fp16 scatter-add in ORT CPU
     )
     return compact_names(strip_debug(out))
 

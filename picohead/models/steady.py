@@ -19,6 +19,8 @@ What it does not do: tokenise (n-grams are over raw bytes) or read files.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -31,6 +33,7 @@ MASK31 = 2**31 - 1  # hashes live in [0, 2**31)
 BASE = 1_000_003  # odd multiplier of the rolling polynomial hash
 MAX_N = 16
 POS_KEY = 0x2545F491  # mixes an n-gram's offset into its positional hash
+EXPORT_BAG_ROWS = 8192  # export sums per bucket up to this many rows, gathers above
 
 
 def _mult(n: int) -> int:
@@ -84,6 +87,75 @@ def ngram_hashes(
             position_share / (1 - position_share) * n_reg / pw.sum(1, keepdim=True).clamp(min=1.0)
         )
         hashes = torch.cat((hashes, torch.cat(pos_h, dim=1)), dim=1)
+        weights = torch.cat((weights, pw * scale), dim=1)
+    return hashes, weights
+
+
+@functools.lru_cache(maxsize=16)
+def _fused_coefficients(
+    ngrams: tuple[int, ...], positions: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Float64 constants of :func:`ngram_hashes_fused`: ``[maxn, K]`` byte coefficients of the
+    plain and positional hashes and the ``[positions, K]`` offset terms (all below 2**31)."""
+    m = MASK31 + 1
+    maxn = max(ngrams)
+    plain = np.zeros((maxn, len(ngrams)), dtype=np.float64)
+    posc = np.zeros((maxn, len(ngrams)), dtype=np.float64)
+    offs = np.zeros((positions, len(ngrams)), dtype=np.float64)
+    for k, n in enumerate(ngrams):
+        for j in range(n):  # byte i + j of the n-gram at i weighs BASE ** (n - 1 - j)
+            c = pow(BASE, n - 1 - j, m)
+            plain[j, k] = c * _mult(n) % m
+            posc[j, k] = c * _mult(n + MAX_N) % m
+        for p in range(positions):
+            offs[p, k] = (p + 1) * POS_KEY % m * _mult(n + MAX_N) % m
+    return plain, posc, offs
+
+
+def ngram_hashes_fused(
+    data: torch.Tensor,
+    lengths: torch.Tensor,
+    ngrams: tuple[int, ...],
+    *,
+    positions: int = 0,
+    position_share: float = 0.0,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The same hashes and weights as :func:`ngram_hashes` (as exact float64 integers), in another
+    order and with extra zero-weight entries: the export path, ~25 ONNX nodes instead of ~130.
+
+    The rolling hash is a polynomial modulo 2**31, so every hash (plain, and positional with its
+    offset term) is ``(sum_j byte[i + j] * c_j) mod 2**31`` with constants ``c_j < 2**31``: one
+    float64 MatMul of the ``[B, L, max n]`` byte windows with a ``[max n, K]`` matrix and one Mod.
+    Every partial sum is an integer below 2**44, so float64 computes it exactly in any order.
+    Entries for n-grams that do not fit (past the row's length) get weight 0.
+    """
+    plain_np, posc_np, offs_np = _fused_coefficients(tuple(ngrams), positions)
+    maxn, width = max(ngrams), data.shape[1]
+    ids = F.pad(data.to(torch.float64) + 1, (0, maxn - 1))  # [B, L + maxn - 1]
+    pos = torch.arange(width, device=data.device)
+    idx = (pos.unsqueeze(1) + torch.arange(maxn, device=data.device)).reshape(-1)
+    win = ids.index_select(1, idx).reshape(data.shape[0], width, maxn)  # [B, L, maxn]
+
+    def wrap(x: torch.Tensor) -> torch.Tensor:  # x mod 2**31, exact (ONNX's float Mod is slow)
+        return x - torch.floor(x * 2.0**-31) * 2.0**31
+
+    h = wrap(torch.matmul(win, torch.from_numpy(plain_np).to(data.device)))
+    n_vec = torch.tensor(ngrams, dtype=torch.int64, device=data.device)
+    limit = torch.clamp(lengths, max=width).reshape(-1, 1, 1) - n_vec  # [B, 1, K]
+    valid = pos.reshape(1, -1, 1) <= limit  # [B, L, K]
+    batch = data.shape[0]
+    hashes = h.reshape(batch, -1)
+    weights = valid.reshape(batch, -1).to(torch.float32)
+    if positions and position_share > 0:
+        head = win[:, :positions]  # [B, P, maxn], P = min(positions, L)
+        offs = torch.from_numpy(offs_np).to(data.device)[: head.shape[1]]
+        ph = wrap(torch.matmul(head, torch.from_numpy(posc_np).to(data.device)) + offs)
+        pw = valid[:, :positions].reshape(batch, -1).to(torch.float32)
+        n_reg = weights.sum(1, keepdim=True)
+        scale = (
+            position_share / (1 - position_share) * n_reg / pw.sum(1, keepdim=True).clamp(min=1.0)
+        )
+        hashes = torch.cat((hashes, ph.reshape(batch, -1)), dim=1)
         weights = torch.cat((weights, pw * scale), dim=1)
     return hashes, weights
 
@@ -228,8 +300,10 @@ class SteadyModel(nn.Module):
         table = self.table[:rows, : cfg.dims[tier]]
         weights = weights.to(table.dtype)
         cnt = weights.sum(1, keepdim=True).clamp(min=1.0)
-        if self.use_bag:
-            # Training: per-row bucket counts times the table; no sort, no [B, N, D] tensor.
+        if self.use_bag or rows <= EXPORT_BAG_ROWS:
+            # Per-row bucket counts times the table; no sort, no [B, N, D] tensor. Exported too
+            # (ScatterElements 'add' + MatMul) while the table is small: reading [rows, dim] once
+            # is far cheaper than gathering a row per n-gram (~12k for a 2 KB window).
             counts = torch.zeros(h.shape[0], rows, dtype=table.dtype, device=h.device)
             total = counts.scatter_add_(1, idx, weights) @ table
         else:
@@ -332,11 +406,14 @@ class SteadyModel(nn.Module):
         self, data: torch.Tensor, lengths: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         cfg = self.cfg
+        if not self.use_bag:  # export: the same hashes in a few ONNX nodes
+            return ngram_hashes_fused(
+                data,
+                lengths,
+                cfg.ngrams,
+                positions=cfg.positions,
+                position_share=cfg.position_share,
+            )
         return ngram_hashes(
-            data,
-            lengths,
-            cfg.ngrams,
-            positions=cfg.positions,
-            position_share=cfg.position_share,
-            exact_ops=not self.use_bag,
+            data, lengths, cfg.ngrams, positions=cfg.positions, position_share=cfg.position_share
         )
