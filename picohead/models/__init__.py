@@ -33,9 +33,11 @@ def tier_spec(spec: ModelSpec, tier: str) -> ModelSpec:
     spec.check_tier(tier)
     full = with_full_arch(spec)
     arch = dict(full.arch)
-    for key in ("widths", "buckets", "dims", "local_dims", "local_hidden"):
+    for key in ("widths", "buckets", "dims", "local_dims", "local_hidden", "attn_depth"):
         if key in arch:
             arch[key] = {tier: arch[key][tier]}
+    if "attn_depth" in arch:  # the standalone tier holds only the layers it runs
+        arch["attn_layers"] = arch["attn_depth"][tier]
     d = full.to_dict()
     d["arch"], d["tiers"] = arch, [tier]
     return ModelSpec.from_dict(d)

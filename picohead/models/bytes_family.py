@@ -119,12 +119,13 @@ class BytesModel(nn.Module):
         for block in self.convs:
             x = block(x, m3)
         x = x.transpose(1, 2)  # [B, n, w]
-        if len(self.attn):
+        depth = cfg.attn_depth[tier]  # this tier runs the first `depth` attention layers
+        if depth:
             inv_freq: torch.Tensor = self.inv_freq  # type: ignore[assignment]
             ang = torch.arange(n, device=data.device, dtype=x.dtype).unsqueeze(1) * inv_freq
             cos, sin = ang.cos(), ang.sin()
             key_bias = ((1.0 - mask) * _NEG).reshape(mask.shape[0], 1, 1, n)
-            for blk in self.attn:
+            for blk in self.attn[:depth]:
                 x = blk(x, key_bias, cos, sin) * mask.unsqueeze(2)
         x = self.final_norm(x) * mask.unsqueeze(2)
         # Masked statistics with matmuls (ORT's ReduceMean over a long axis is slow).

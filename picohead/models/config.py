@@ -47,6 +47,12 @@ class BytesConfig:
     kernel: int = 5  # kernel of the depthwise-separable conv blocks after the stem
     dilations: tuple[int, ...] = (1, 2, 4)  # one conv block per entry; growing receptive field
     attn_layers: int = 2  # bidirectional pre-norm self-attention layers
+    attn_depth: dict[str, int] = field(
+        default_factory=lambda: {"tiny": 0, "small": 2, "base": 2, "pro": 2}
+    )  # attention layers each tier runs (the first k of attn_layers). Tiny runs none: two
+    # layers cost it ~0.3 ms and ~12 KB (issue 3's budgets: 0.3 ms, 64 KB); its conv trunk
+    # (receptive field ~460 bytes) and mean/max/std pooling stay. An arch that sets attn_layers
+    # but not attn_depth (every checkpoint written before this field) runs all layers everywhere.
     head_dim: int = 16  # per attention head; heads per tier = width // head_dim
     ffn_mult: int = 2  # attention-block MLP hidden = width * ffn_mult
     rope_base: float = 10000.0  # rotary frequency base; angles are computed from positions
@@ -63,6 +69,11 @@ class BytesConfig:
                 )
         if self.stride < 1 or self.kernel < 1 or self.attn_layers < 0:
             raise SpecError("arch: stride and kernel must be >= 1 and attn_layers >= 0")
+        for t, d in _tier_map(self.attn_depth, tiers, "attn_depth", allow_zero=True).items():
+            if d > self.attn_layers:
+                raise SpecError(
+                    f"arch.attn_depth.{t}: {d} must be <= attn_layers={self.attn_layers}"
+                )
 
 
 @dataclass(frozen=True)
@@ -136,6 +147,13 @@ def config_from_spec(spec: ModelSpec) -> FamilyConfig:
     kw: dict[str, Any] = {}
     for k, v in spec.arch.items():
         kw[k] = tuple(v) if isinstance(v, list) else (dict(v) if isinstance(v, Mapping) else v)
+    if cls is BytesConfig and "attn_depth" not in kw:
+        default_tiers = set(BytesConfig().attn_depth)
+        if "attn_layers" in kw or set(spec.tiers) != default_tiers:
+            # An explicit layer count (or custom tiers) without per-tier depths: every tier runs
+            # every layer, as before attn_depth existed (keeps older checkpoints' functions).
+            layers = kw.get("attn_layers", BytesConfig.attn_layers)
+            kw["attn_depth"] = {t: layers for t in spec.tiers}
     cfg = cls(**kw)
     cfg.validate(spec.tiers)
     return cfg

@@ -5,7 +5,12 @@ import pytest
 import torch
 
 from picohead.models import build_model, count_params, slice_tier
-from picohead.models.steady import buckets_of, ngram_buckets_np, ngram_hashes
+from picohead.models.steady import (
+    buckets_of,
+    ngram_buckets_np,
+    ngram_hashes,
+    ngram_hashes_fused,
+)
 from picohead.testing import toy_spec
 from picohead_runtime.spec import ModelSpec
 from picohead_runtime.windows import batch_windows
@@ -98,14 +103,50 @@ def test_hash_parity_torch_numpy_exact_ops():
     assert int(m0[0].sum()) == expected
 
 
+@pytest.mark.parametrize(
+    ("ngrams", "positions", "share"),
+    [((1, 2, 3, 4, 6, 8), 16, 0.25), ((2, 16), 4, 0.5), ((1, 3, 5), 0, 0.0)],
+)
+def test_fused_export_hashes_are_the_same_multiset(ngrams, positions, share):
+    """The export path's matmul hashes: every (hash, weight) pair of the loop, nothing else."""
+    x, lengths, _ = _batch(4)
+    kw = {"positions": positions, "position_share": share}
+    h, w = ngram_hashes(x, lengths, ngrams, exact_ops=True, **kw)
+    hf, wf = ngram_hashes_fused(x, lengths, ngrams, **kw)
+    assert hf.dtype == torch.float64
+    for b in range(x.shape[0]):
+        loop = sorted(zip(h[b][w[b] > 0].tolist(), w[b][w[b] > 0].tolist()))
+        fused = sorted(zip(hf[b][wf[b] > 0].long().tolist(), wf[b][wf[b] > 0].tolist()))
+        assert loop == fused
+    for buckets in (2, 4096):
+        assert int(buckets_of(hf, buckets, exact_ops=True).max()) < buckets
+
+
 def test_steady_export_path_matches_training_path():
     torch.manual_seed(0)
     spec = _default_spec("steady")
     model = build_model(spec).eval()
     x, lengths, _ = _batch(3)
     with torch.no_grad():
-        a = model(x, lengths, "base")
+        a = {t: model(x, lengths, t) for t in ("tiny", "base")}  # bucket sums, gathers
         model.use_bag = False
-        b = model(x, lengths, "base")
-    for h in spec.head_names:
-        torch.testing.assert_close(a[h], b[h], atol=1e-5, rtol=1e-4)
+        b = {t: model(x, lengths, t) for t in ("tiny", "base")}
+    for t in a:
+        for h in spec.head_names:
+            torch.testing.assert_close(a[t][h], b[t][h], atol=1e-5, rtol=1e-4)
+
+
+def test_bytes_attention_depth_per_tier():
+    from picohead.models.config import BytesConfig, config_from_spec
+
+    cfg = config_from_spec(_default_spec("bytes"))
+    assert isinstance(cfg, BytesConfig) and cfg.attn_depth["tiny"] == 0
+    assert cfg.attn_depth["pro"] == cfg.attn_layers
+    small, _ = slice_tier(build_model(_default_spec("bytes")), _default_spec("bytes"), "tiny")
+    assert len(small.attn) == 0  # the tiny file holds no attention weights
+    # an arch naming attn_layers without attn_depth (checkpoints written before attn_depth)
+    d = toy_spec("bytes")
+    d.pop("tiers")
+    d["arch"] = {"attn_layers": 2}
+    old = config_from_spec(ModelSpec.from_dict(d))
+    assert isinstance(old, BytesConfig) and set(old.attn_depth.values()) == {2}
