@@ -62,7 +62,11 @@ def softmax_metrics(
     }
 
 
-def multilabel_metrics(head: HeadSpec, logits: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+def multilabel_metrics(
+    head: HeadSpec, logits: np.ndarray, y: np.ndarray, lookalike: np.ndarray | None = None
+) -> dict[str, Any]:
+    """Per-label and micro/macro F1; ``lookalike`` marks generated negatives that carry a
+    look-alike (UUIDs, hashes, placeholders) whose false-alarm rate is reported on its own."""
     probs = 1 / (1 + np.exp(-logits))
     thr = np.array([head.threshold_for(lab) for lab in head.labels])
     pred = probs >= thr
@@ -88,6 +92,13 @@ def multilabel_metrics(head: HeadSpec, logits: np.ndarray, y: np.ndarray) -> dic
         float((~pred & truth).sum()),
     )
     negatives = ~truth.any(1)
+    extra: dict[str, Any] = {}
+    if lookalike is not None and (negatives & lookalike).any():
+        sel = negatives & lookalike
+        extra = {
+            "lookalikes": int(sel.sum()),
+            "lookalikes_flagged": round(float(pred[sel].any(1).mean()), 4),
+        }
     return {
         "n": int(len(y)),
         "micro_f1": round(_prf(tp, fp, fn)[2], 4),
@@ -96,6 +107,7 @@ def multilabel_metrics(head: HeadSpec, logits: np.ndarray, y: np.ndarray) -> dic
         "negatives_flagged": round(
             float(pred[negatives].any(1).mean()) if negatives.any() else 0.0, 4
         ),
+        **extra,
         "per_class": per_class,
     }
 
@@ -109,9 +121,12 @@ def evaluate_logits(
         if not m.any():
             continue
         y = data.labels[h.name][m]
-        out[h.name] = (multilabel_metrics if h.multilabel else softmax_metrics)(
-            h, logits[h.name][m], y
-        )
+        if h.multilabel:
+            # the corpus's risk generator names its samples' sources "risk:<host source>"
+            lookalike = np.char.startswith(data.sources[m].astype(str), "risk:")
+            out[h.name] = multilabel_metrics(h, logits[h.name][m], y, lookalike)
+        else:
+            out[h.name] = softmax_metrics(h, logits[h.name][m], y)
     return out
 
 
