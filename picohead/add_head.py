@@ -62,15 +62,20 @@ def _train_linear(
     data: WindowData,
     epochs: int,
     lr: float,
+    standardize: bool = False,
 ) -> None:
     m = torch.from_numpy(data.label_mask[head.name])
     x = feats[m]
     y = torch.from_numpy(data.labels[head.name])[m]
     if len(x) == 0:
         raise SpecError(f"no training sample carries a label for the new head {head.name!r}")
-    # Train on standardised features (the trunk's pooled features are small, std ~0.05-0.2, and a
-    # plain probe underfits them), then fold the scaling into the weights: still one Linear.
+    # Optionally train on standardised features (the trunk's pooled features are small, std
+    # ~0.05-0.2, and a plain probe underfits them), then fold the scaling into the weights (still
+    # one Linear). The folded weights are ~1/std larger, so the head also amplifies the int8
+    # trunk's rounding: better fp32 accuracy, but int8 exports may miss the agreement gates.
     mu, sd = x.mean(0), x.std(0, unbiased=False) + 1e-6
+    if not standardize:
+        mu, sd = torch.zeros_like(mu), torch.ones_like(sd)
     x = (x - mu) / sd
     opt = torch.optim.AdamW(lin.parameters(), lr=lr, weight_decay=1e-3)
     gen = torch.Generator().manual_seed(0)
@@ -98,6 +103,7 @@ def add_head(
     val_path: str | Path | None = None,
     epochs: int = 200,
     lr: float = 1e-2,
+    standardize: bool = False,
     cache_dir: str | Path | None = None,
     source: str = "head spec",
 ) -> dict[str, Any]:
@@ -135,7 +141,7 @@ def add_head(
                 p.requires_grad_(True)
             torch.manual_seed(0)
             lin.reset_parameters()
-            _train_linear(lin, h, f_train, train_data, epochs, lr)
+            _train_linear(lin, h, f_train, train_data, epochs, lr, standardize)
             for p in lin.parameters():
                 p.requires_grad_(False)
             with torch.no_grad():
@@ -153,6 +159,7 @@ def add_head(
             "val": str(Path(val_path).resolve()) if val_path else None,
             "n_train": len(train_data),
             "n_val": len(val_data),
+            "standardize": standardize,
         },
     }
     write_run_config(out, spec, cfg, info)

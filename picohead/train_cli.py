@@ -221,6 +221,12 @@ def eval_cmd(
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--epochs", default=200, show_default=True)
 @click.option(
+    "--standardize",
+    is_flag=True,
+    help="Train on standardised trunk features (folded into the head): more accurate in fp32, "
+    "but the larger weights amplify int8 rounding, so int8 exports can miss the gates.",
+)
+@click.option(
     "--cache",
     "cache_dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -234,6 +240,7 @@ def add_head_cmd(
     val: Path | None,
     out_dir: Path,
     epochs: int,
+    standardize: bool,
     cache_dir: Path,
 ) -> None:
     """Train a new head on RUN_DIR's frozen trunk; existing weights stay bit-identical."""
@@ -249,6 +256,7 @@ def add_head_cmd(
             out_dir,
             val_path=val,
             epochs=epochs,
+            standardize=standardize,
             cache_dir=cache_dir,
             source=str(head_spec),
         )
