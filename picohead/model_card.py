@@ -141,15 +141,17 @@ def added_heads_section(root: Path, docs: list[Path] | None = None) -> list[str]
         "",
         ADDED_TITLE,
         "",
-        "Heads trained afterwards with `picohead add-head` on this model's frozen trunk (the heads",
-        "above are unchanged); figures from each head's own held-out test split.",
+        "Heads trained afterwards with `picohead add-head` on this model's frozen trunk: not in the",
+        "shipped files, and the heads above are unchanged. Figures from each head's own test split.",
         *L,
     ]
 
 
 def update_added_heads(card: Path, docs: list[Path] | None = None) -> bool:
     """Rewrite the "Added heads" section of an existing card (it is the card's last section) from
-    the docs, without regenerating the rest. Returns whether the file changed."""
+    the docs (default: :func:`added_head_docs`), without regenerating the rest. Returns whether the
+    file changed. ``write_model_card`` adds the section only when given ``added_heads``: a
+    retrained model needs its added heads retrained before their figures can go on its card."""
     text = card.read_text(encoding="utf-8")
     head = text.split("\n" + ADDED_TITLE + "\n", 1)[0].rstrip("\n")
     new = "\n".join([head, *added_heads_section(card.parent, docs)]) + "\n"
@@ -348,7 +350,8 @@ def write_model_card(
                             f"| {tier} | {lab} | {x['threshold']:.2f} | {x['f1_at_0.5']:.3f} | {x['f1']:.3f} |"
                         )
     L += extra_sections or []
-    L += added_heads_section(out.parent, added_heads)
+    # only when asked: an added head's figures belong to the trunk it was trained on
+    L += added_heads_section(out.parent, added_heads) if added_heads else []
     out.write_text("\n".join(L) + "\n")
     (out.parent / "docs").mkdir(exist_ok=True)
     (out.parent / "docs" / "model_card_scores.json").write_text(
