@@ -104,6 +104,7 @@ class SteadyConfig:
     local_hidden: dict[str, int] = field(
         default_factory=lambda: {"tiny": 16, "small": 24, "base": 32, "pro": 48}
     )  # max-pooled detector units per tier (0: this tier has no detector)
+    local_heads: tuple[str, ...] = ()  # heads that read the detector (empty: every head)
 
     @property
     def local(self) -> bool:

@@ -80,20 +80,42 @@ class SlimLayerNorm(nn.Module):
 
 
 class TierHeads(nn.Module):
-    """One linear head per task per tier (Matryoshka: each tier's head reads its own prefix)."""
+    """One linear head per task per tier (Matryoshka: each tier's head reads its own prefix).
 
-    def __init__(self, dims: dict[str, int], head_sizes: dict[str, int]) -> None:
+    Heads named in ``extra_heads`` also read ``extra_dims[tier]`` more features (passed to
+    :meth:`forward` as ``extra``), e.g. a detector only the risk head uses.
+    """
+
+    def __init__(
+        self,
+        dims: dict[str, int],
+        head_sizes: dict[str, int],
+        extra_dims: dict[str, int] | None = None,
+        extra_heads: tuple[str, ...] = (),
+    ) -> None:
         super().__init__()
+        self.extra_heads = set(extra_heads) if extra_dims else set()
+        more = extra_dims or {}
         self.heads = nn.ModuleDict(
             {
-                tier: nn.ModuleDict({h: nn.Linear(d, n) for h, n in head_sizes.items()})
+                tier: nn.ModuleDict(
+                    {
+                        h: nn.Linear(d + (more.get(tier, 0) if h in self.extra_heads else 0), n)
+                        for h, n in head_sizes.items()
+                    }
+                )
                 for tier, d in dims.items()
             }
         )
 
-    def forward(self, z: torch.Tensor, tier: str) -> dict[str, torch.Tensor]:
+    def forward(
+        self, z: torch.Tensor, tier: str, extra: torch.Tensor | None = None
+    ) -> dict[str, torch.Tensor]:
         heads: nn.ModuleDict = self.heads[tier]  # type: ignore[assignment]
-        return {name: lin(z) for name, lin in heads.items()}
+        if extra is None:
+            return {name: lin(z) for name, lin in heads.items()}
+        wide = torch.cat((z, extra), dim=1)
+        return {name: lin(wide if name in self.extra_heads else z) for name, lin in heads.items()}
 
 
 def slice_state_dict(

@@ -28,6 +28,7 @@ from torch import nn
 
 from picohead.models.config import SteadyConfig
 from picohead.models.nested import SlimLinear, TierHeads
+from picohead_runtime.spec import SpecError
 
 MASK31 = 2**31 - 1  # hashes live in [0, 2**31)
 BASE = 1_000_003  # odd multiplier of the rolling polynomial hash
@@ -275,8 +276,17 @@ class SteadyModel(nn.Module):
             self.local_table = nn.Parameter(torch.randn(cfg.local_buckets, ldim) * 0.1)
             self.local_proj = SlimLinear(ldim, max(1, max(cfg.local_hidden.values())))
             self.register_buffer("shape_map", torch.from_numpy(SHAPE_MAP.copy()), persistent=False)
-            head_dims = {t: d + cfg.local_hidden[t] for t, d in head_dims.items()}
-        self.heads = TierHeads(head_dims, head_sizes)
+            if not cfg.local_heads:  # every head reads the detector: one wider feature vector
+                head_dims = {t: d + cfg.local_hidden[t] for t, d in head_dims.items()}
+        unknown = set(cfg.local_heads) - set(head_sizes)
+        if unknown:
+            raise SpecError(f"arch.local_heads: {sorted(unknown)[0]!r} is not a head of the spec")
+        self.heads = TierHeads(
+            head_dims,
+            head_sizes,
+            dict(cfg.local_hidden) if cfg.local and cfg.local_heads else None,
+            cfg.local_heads,
+        )
 
     @property
     def tiers(self) -> tuple[str, ...]:
@@ -316,10 +326,10 @@ class SteadyModel(nn.Module):
         z = total / cnt
         if cfg.hidden:
             z = F.gelu(self.hidden(z, cfg.hidden))
-        if cfg.local and cfg.local_hidden[tier]:
+        if cfg.local and cfg.local_hidden[tier] and not cfg.local_heads:
             local = tuple(prepared[2:]) if len(prepared) > 2 else None
             z = torch.cat((z, self.local_features(data, lengths, tier, local)), dim=1)
-        return z
+        return z  # with ``local_heads``, the detector is passed to those heads separately
 
     def local_hashes(
         self, data: torch.Tensor, lengths: torch.Tensor
@@ -388,7 +398,14 @@ class SteadyModel(nn.Module):
         tier: str,
         prepared: tuple[torch.Tensor, ...] | None = None,
     ) -> dict[str, torch.Tensor]:
-        return self.heads(self.features(data, lengths, tier, prepared), tier)
+        if prepared is None:
+            prepared = self._mean_hashes(data, lengths)
+        z = self.features(data, lengths, tier, prepared)
+        cfg = self.cfg
+        if cfg.local and cfg.local_heads and cfg.local_hidden[tier]:
+            local = tuple(prepared[2:]) if len(prepared) > 2 else None
+            return self.heads(z, tier, self.local_features(data, lengths, tier, local))
+        return self.heads(z, tier)
 
     def prepare(self, data: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """Tier-independent hashes (mean, then detector ones if any), computed once per batch."""

@@ -240,8 +240,10 @@ def test_fp16_for_cuda_keeps_float32_outputs(tmp_path):
 
 
 @pytest.mark.slow
-def test_steady_local_detector_round_trip(tmp_path):
-    """The max-pooled local detector (arch.local_ngrams / shape_ngrams) exports with parity."""
+@pytest.mark.parametrize("local_heads", [[], ["risk"]])
+def test_steady_local_detector_round_trip(tmp_path, local_heads):
+    """The max-pooled local detector (arch.local_ngrams / shape_ngrams) exports with parity,
+    read by every head or routed to the named ones."""
     import torch
 
     from picohead.models import build_model
@@ -257,6 +259,7 @@ def test_steady_local_detector_round_trip(tmp_path):
         "local_buckets": 512,
         "local_dims": {"tiny": 4, "small": 8},
         "local_hidden": {"tiny": 0, "small": 12},
+        "local_heads": local_heads,
     }
     spec = ModelSpec.from_dict(d)
     torch.manual_seed(3)

@@ -129,3 +129,29 @@ def test_crop_batch_cuts_excerpts_and_drops_labels_they_cannot_back():
         assert not masks["risk"][r] and masks["text_lang"][r]
         at_start = src.startswith(bytes(x[r, :k].numpy()))
         assert masks["mime"][r] == at_start or at_start  # only start-anchored cuts keep mime
+
+
+def test_local_heads_route_the_detector_to_the_named_heads_only():
+    torch.manual_seed(0)
+    d = toy_spec("steady")
+    d["arch"] = {**d["arch"], **LOCAL, "local_heads": ["risk"]}
+    spec = ModelSpec.from_dict(d)
+    model = build_model(spec).eval()
+    x, lengths, _ = _batch(3)
+    with torch.no_grad():
+        before = model(x, lengths, "small")
+        model.local_table.mul_(-3.0).add_(0.5)  # a different detector
+        after = model(x, lengths, "small")
+        for tier in spec.tiers:  # slicing stays exact with routed heads
+            alone, _ = slice_tier(model, spec, tier)
+            a, b = model(x, lengths, tier), alone(x, lengths, tier)
+            for h in spec.head_names:
+                torch.testing.assert_close(a[h], b[h], rtol=0, atol=0)
+    for h in spec.head_names:
+        if h == "risk":
+            assert not torch.allclose(before[h], after[h])
+        else:
+            torch.testing.assert_close(before[h], after[h], rtol=0, atol=0)
+    d["arch"]["local_heads"] = ["nope"]
+    with pytest.raises(SpecError, match="local_heads"):
+        build_model(ModelSpec.from_dict(d))
