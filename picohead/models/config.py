@@ -108,7 +108,9 @@ class SteadyConfig:
 
     @property
     def local(self) -> bool:
-        return bool(self.local_ngrams or self.shape_ngrams)
+        """Whether the model has a detector (some n-grams, and some tier with units)."""
+        has_ngrams = bool(self.local_ngrams or self.shape_ngrams)
+        return has_ngrams and any(v > 0 for v in self.local_hidden.values())
 
     def validate(self, tiers: tuple[str, ...]) -> None:
         for t, b in _tier_map(self.buckets, tiers, "buckets").items():
@@ -121,7 +123,7 @@ class SteadyConfig:
             raise SpecError("arch.ngrams: must be a non-empty list of n-gram lengths in 1..16")
         if any(n < 1 or n > 16 for n in (*self.local_ngrams, *self.shape_ngrams)):
             raise SpecError("arch.local_ngrams/shape_ngrams: n-gram lengths must be in 1..16")
-        if self.local:
+        if self.local_ngrams or self.shape_ngrams:
             b = self.local_buckets
             if isinstance(b, bool) or not isinstance(b, int) or b & (b - 1) or not 2 <= b <= 2**24:
                 raise SpecError(f"arch.local_buckets: {b!r} must be a power of two in [2, 2**24]")

@@ -155,3 +155,13 @@ def test_local_heads_route_the_detector_to_the_named_heads_only():
     d["arch"]["local_heads"] = ["nope"]
     with pytest.raises(SpecError, match="local_heads"):
         build_model(ModelSpec.from_dict(d))
+
+
+def test_a_tier_without_detector_units_carries_no_detector_weights():
+    spec = local_spec()  # local_hidden.tiny == 0
+    model = build_model(spec)
+    tiny, _ = slice_tier(model, spec, "tiny")
+    names = {n for n, _ in tiny.named_parameters()}
+    assert not any(n.startswith("local_") for n in names), names
+    small, _ = slice_tier(model, spec, "small")
+    assert any(n.startswith("local_") for n in dict(small.named_parameters()))
