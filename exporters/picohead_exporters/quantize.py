@@ -46,6 +46,7 @@ class Int8Config:
     dynamic: tuple[str, ...] = ("MatMul", "Gemm", "Gather")
     weight_only: tuple[str, ...] = ("Conv", "GatherND")
     heads: str = "int8"  # "int8" (per dynamic/weight_only) | "fp16" | "fp32"
+    row_scales: bool = False  # bag tables: one power-of-two scale per row (+1 byte/row)
     conv_integer: bool = False  # ORT ConvInteger for Conv (measured slower; not in the ladder)
 
 
@@ -54,12 +55,17 @@ INT8_LADDER = (
     Int8Config("int8"),
     # Heads in fp16 (a Cast that onnxruntime folds at load), trunk and tables still int8.
     Int8Config("int8-fp16-heads", dynamic=("MatMul", "Gather"), heads="fp16"),
+    # As above with one scale per bag-table row (steady's small tiers; no-op elsewhere).
+    Int8Config(
+        "int8-rows-fp16-heads", dynamic=("MatMul", "Gather"), heads="fp16", row_scales=True
+    ),
     # Trunk weight-only int8 (float arithmetic: closest to fp32), heads fp16.
     Int8Config(
         "int8-weights-fp16-heads",
         dynamic=("Gather",),
         weight_only=("MatMul", "Conv", "GatherND"),
         heads="fp16",
+        row_scales=True,
     ),
     # Last resort: as above with fp32 heads.
     Int8Config(
@@ -67,6 +73,7 @@ INT8_LADDER = (
         dynamic=("Gather",),
         weight_only=("MatMul", "Conv", "GatherND"),
         heads="fp32",
+        row_scales=True,
     ),
 )
 
@@ -91,7 +98,7 @@ def quantize_int8(model: onnx.ModelProto, cfg: Int8Config = INT8_LADDER[0]) -> o
         model = weights_fp16(model, {"Gemm": 1}, keep_fp32=cfg.heads == "fp32")
     tables = bag_tables(model)
     if tables:  # before the dynamic pass, which then sees no constant weight there
-        model = weights_int8(model, {"MatMul": 1}, only=tables, per_row_pow2=True)
+        model = weights_int8(model, {"MatMul": 1}, only=tables, per_row_pow2=cfg.row_scales)
     inits = {i.name for i in model.graph.initializer}
     if any(
         n.op_type in ops and n.input[WEIGHT_INPUT.get(n.op_type, 1)] in inits
@@ -113,10 +120,10 @@ def bag_tables(model: onnx.ModelProto) -> set[str]:
 
     Dynamic int8 would quantize the counts, whose range spans 1 (one n-gram) to ~40 (a
     positional one), to 8 bits and lose the single n-grams; these tables are stored int8
-    weight-only instead (float arithmetic), with one power-of-two scale per table row: rows of
-    frequent and rare n-grams differ in range by orders of magnitude, so one scale per embedding
-    dim flipped ~0.7 % of a tiny tier's code-language answers; per-row scales pass the gates, and
-    as int8 exponents they cost one byte per row.
+    weight-only instead (float arithmetic), with one scale per embedding dim, or (ladder rungs
+    with ``row_scales``) one power-of-two scale per table row: rows of frequent and rare n-grams
+    differ in range by orders of magnitude, and per-dim scales flipped ~0.7 % of a trained tiny
+    tier's code-language answers where per-row scales passed the gates, for one byte per row.
     """
     producer = {o: n.op_type for n in model.graph.node for o in n.output}
     inits = {i.name for i in model.graph.initializer}
