@@ -45,7 +45,7 @@ class Int8Config:
     name: str
     dynamic: tuple[str, ...] = ("MatMul", "Gemm", "Gather")
     weight_only: tuple[str, ...] = ("Conv", "GatherND")
-    heads: str = "int8"  # "int8" (per dynamic/weight_only) | "fp16" | "fp32"
+    heads: str = "int8"  # "int8" (per dynamic/weight_only) | "int8w" | "fp16" | "fp32"
     row_scales: bool = False  # bag tables: one power-of-two scale per row (+1 byte/row)
     conv_integer: bool = False  # ORT ConvInteger for Conv (measured slower; not in the ladder)
 
@@ -53,6 +53,9 @@ class Int8Config:
 INT8_LADDER = (
     # Everything that can be dynamic is: smallest and usually fastest.
     Int8Config("int8"),
+    # Heads int8 weight-only, one scale per class (float arithmetic): half the bytes of fp16 heads.
+    Int8Config("int8-wheads", heads="int8w"),
+    Int8Config("int8-rows-wheads", heads="int8w", row_scales=True),
     # Heads in fp16 (a Cast that onnxruntime folds at load), trunk and tables still int8.
     Int8Config("int8-fp16-heads", dynamic=("MatMul", "Gather"), heads="fp16"),
     # As above with one scale per bag-table row (steady's small tiers; no-op elsewhere).
@@ -91,11 +94,17 @@ def quantize_int8(model: onnx.ModelProto, cfg: Int8Config = INT8_LADDER[0]) -> o
     model = onnx.ModelProto.FromString(model.SerializeToString())
     _name_nodes(model)
     ops = cfg.dynamic + (("Conv",) if cfg.conv_integer else ())
-    if cfg.heads != "int8":
+    if cfg.heads == "int8w":
+        # Stored int8 per output class behind a DequantizeLinear: the dynamic pass below then sees
+        # no constant weight there and leaves the heads' arithmetic in float.
+        model = weights_int8(model, {"Gemm": 1})
+    elif cfg.heads != "int8":
         # Behind a Cast (fp16 storage) or an Identity (fp32) the heads' weights are no longer
         # initializers, so neither int8 pass touches them (ORT rewrites every Gemm as a MatMul,
         # so excluding by op type is not enough); onnxruntime folds both nodes at load.
         model = weights_fp16(model, {"Gemm": 1}, keep_fp32=cfg.heads == "fp32")
+        if cfg.heads == "fp16":
+            model = weights_fp16(model, {"Gemm": 2})  # the biases too
     tables = bag_tables(model)
     if tables:  # before the dynamic pass, which then sees no constant weight there
         model = weights_int8(model, {"MatMul": 1}, only=tables, per_row_pow2=cfg.row_scales)

@@ -215,7 +215,7 @@ def ngram_buckets_np(
 
 # Byte classes of the detector's "shape" n-grams: a-z -> 'a', A-Z -> 'A', 0-9 -> '0', bytes >= 128
 # -> 0x80, tab -> space; every other byte (punctuation, '@', '-', newline, ...) stays itself.
-_SHAPE = np.arange(256, dtype=np.int64)
+_SHAPE = np.arange(256, dtype=np.uint8)  # uint8: 256 bytes in the ONNX file, not 2 KB
 _SHAPE[ord("a") : ord("z") + 1] = ord("a")
 _SHAPE[ord("A") : ord("Z") + 1] = ord("A")
 _SHAPE[ord("0") : ord("9") + 1] = ord("0")
@@ -344,7 +344,7 @@ class SteadyModel(nn.Module):
             )
         if cfg.shape_ngrams:
             shape_map: torch.Tensor = self.shape_map  # type: ignore[assignment]
-            shaped = shape_map[ids] + 1
+            shaped = shape_map[ids].long() + 1
             parts.append(
                 aligned_hashes(shaped, lengths, cfg.shape_ngrams, 3 * MAX_N, exact_ops=exact)
             )
