@@ -16,6 +16,7 @@ the runtime reads them; weights and graph are untouched. What it does not do: te
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -112,8 +113,8 @@ def embedded_spec(onnx_path: Path) -> ModelSpec:
     return ModelMeta.from_json(props[META_KEY], source=str(onnx_path)).spec
 
 
-def write_thresholds(onnx_path: Path, spec: ModelSpec, report: dict[str, Any]) -> None:
-    """Replace the embedded spec's thresholds (and record the calibration) in the ONNX metadata."""
+def write_thresholds(onnx_path: Path, spec: ModelSpec) -> None:
+    """Replace the embedded spec's thresholds (and note the calibration) in the ONNX metadata."""
     import onnx
 
     model = onnx.load(str(onnx_path))
@@ -121,17 +122,10 @@ def write_thresholds(onnx_path: Path, spec: ModelSpec, report: dict[str, Any]) -
     meta = ModelMeta.from_json(props[META_KEY].value, source=str(onnx_path))
     if meta.spec.head_names != spec.head_names:
         raise ValueError(f"{onnx_path}: calibrated spec has other heads than the file")
-    new = ModelMeta(
-        spec=spec,
-        tier=meta.tier,
-        precision=meta.precision,
-        target=meta.target,
-        picohead_version=meta.picohead_version,
-        data_sha256=meta.data_sha256,
-        metrics=meta.metrics,
-        # The thresholds live in the spec; the file only notes where they came from (the whole
-        # accuracy/coverage curve, ~9 KB, is the run's eval/calibration.json; tiers have budgets).
-        extra={**meta.extra, "calibration": "validation split"},
+    # The thresholds live in the spec; the file only notes where they came from (the whole
+    # accuracy/coverage curve, ~9 KB, is the run's eval/calibration.json; tiers have budgets).
+    new = dataclasses.replace(
+        meta, spec=spec, extra={**meta.extra, "calibration": "validation split"}
     )
     props[META_KEY].value = new.to_json()
     tmp = onnx_path.with_suffix(".tmp")
@@ -150,6 +144,6 @@ def calibrate_files(
         spec = embedded_spec(path)
         logits = onnx_logits(_session(path), spec, val)
         new_spec, report = calibrate_spec(spec, logits, val, min_coverage)
-        write_thresholds(path, new_spec, report)
+        write_thresholds(path, new_spec)
         out[tier] = {"report": report, "spec": json.loads(new_spec.to_json())}
     return out

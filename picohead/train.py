@@ -131,7 +131,7 @@ def crop_batch(
     for r in rows:
         full = int(lens[r])
         k = int(rng.integers(cfg.crop_min, min(cfg.crop_max, full) + 1))
-        span = min(full, head_part if full > head_part else full)
+        span = min(full, head_part)
         off = 0 if rng.random() < 0.5 or span <= k else int(rng.integers(0, span - k + 1))
         x[r, :k] = x[r, off : off + k].clone()
         x[r, k:] = 0
@@ -142,9 +142,7 @@ def crop_batch(
     return x, lengths
 
 
-def head_losses(
-    spec: ModelSpec, logits: dict[str, torch.Tensor], labels: Labels
-) -> torch.Tensor:
+def head_losses(spec: ModelSpec, logits: dict[str, torch.Tensor], labels: Labels) -> torch.Tensor:
     total = torch.zeros(())
     for h in spec.heads:
         m = torch.from_numpy(labels[1][h.name])

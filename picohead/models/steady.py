@@ -20,6 +20,7 @@ What it does not do: tokenise (n-grams are over raw bytes) or read files.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import torch
@@ -40,6 +41,26 @@ EXPORT_BAG_ROWS = 8192  # export sums per bucket up to this many rows, gathers a
 def _mult(n: int) -> int:
     """Odd per-n multiplier (< 2**31) for multiply-shift mixing, so equal hashes of different n part."""
     return (2_654_435_761 * (2 * n + 1)) & MASK31 | 1
+
+
+def _wrapper(exact_ops: bool) -> Callable[[torch.Tensor], torch.Tensor]:
+    """``x mod 2**31`` as ONNX-exportable ``%`` (``exact_ops``) or the faster ``&`` (same bits)."""
+    if exact_ops:
+        return lambda x: x % (MASK31 + 1)
+    return lambda x: x & MASK31
+
+
+def _rolling(
+    ids: torch.Tensor, ngrams: tuple[int, ...], wrap: Callable[[torch.Tensor], torch.Tensor]
+) -> Iterator[tuple[int, torch.Tensor]]:
+    """``(n, h_n)`` for each n in ``ngrams``: the unmixed rolling hashes ``[B, L - n + 1]`` of the
+    n-grams starting at each position, ``h_n = (h_{n-1} * BASE + id) mod 2**31``."""
+    h = ids
+    for n in range(1, max(ngrams) + 1):
+        if n > 1:
+            h = wrap(h[:, :-1] * BASE + ids[:, n - 1 :])
+        if n in ngrams:
+            yield n, h
 
 
 def ngram_hashes(
@@ -63,22 +84,16 @@ def ngram_hashes(
     pos = torch.arange(data.shape[1], device=data.device).unsqueeze(0)
     limit = lengths.unsqueeze(1)
 
-    def wrap(x: torch.Tensor) -> torch.Tensor:
-        return x % (MASK31 + 1) if exact_ops else x & MASK31
-
-    h = ids
+    wrap = _wrapper(exact_ops)
     out_h, out_mask, pos_h, pos_mask = [], [], [], []
-    for n in range(1, max(ngrams) + 1):
-        if n > 1:
-            h = wrap(h[:, :-1] * BASE + ids[:, n - 1 :])
-        if n in ngrams:
-            out_h.append(wrap(h * _mult(n)))
-            out_mask.append(pos[:, : h.shape[1]] <= (limit - n))
-            if positions:
-                head = h[:, :positions]
-                p = pos[:, : head.shape[1]]
-                pos_h.append(wrap(wrap(head + (p + 1) * POS_KEY) * _mult(n + MAX_N)))
-                pos_mask.append(p <= (limit - n))
+    for n, h in _rolling(ids, ngrams, wrap):
+        out_h.append(wrap(h * _mult(n)))
+        out_mask.append(pos[:, : h.shape[1]] <= (limit - n))
+        if positions:
+            head = h[:, :positions]
+            p = pos[:, : head.shape[1]]
+            pos_h.append(wrap(wrap(head + (p + 1) * POS_KEY) * _mult(n + MAX_N)))
+            pos_mask.append(p <= (limit - n))
     hashes = torch.cat(out_h, dim=1)
     weights = torch.cat(out_mask, dim=1).to(torch.float32)
     if positions and position_share > 0:
@@ -239,22 +254,23 @@ def aligned_hashes(
     n-grams of the two branches land in unrelated buckets).
     """
 
-    def wrap(x: torch.Tensor) -> torch.Tensor:
-        return x % (MASK31 + 1) if exact_ops else x & MASK31
-
+    wrap = _wrapper(exact_ops)
     width = ids.shape[1]
     pos = torch.arange(width, device=ids.device).unsqueeze(0)
     limit = lengths.unsqueeze(1)
-    h = ids
     out_h, out_m = [], []
-    for n in range(1, max(ngrams) + 1):
-        if n > 1:
-            h = wrap(h[:, :-1] * BASE + ids[:, n - 1 :])
-        if n in ngrams:
-            hn = F.pad(wrap(h * _mult(n + salt)), (0, n - 1))
-            out_h.append(hn[:, :width])  # wider when the window is shorter than n
-            out_m.append(pos <= (limit - n))
+    for n, h in _rolling(ids, ngrams, wrap):
+        hn = F.pad(wrap(h * _mult(n + salt)), (0, n - 1))
+        out_h.append(hn[:, :width])  # wider when the window is shorter than n
+        out_m.append(pos <= (limit - n))
     return torch.stack(out_h), torch.stack(out_m)
+
+
+def _per_position(idx: torch.Tensor, valid: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    """``[..., dim]``: per position, the sum of the table rows of the valid n-grams starting there
+    (``idx``/``valid`` are ``[K, ...]``, one row per n-gram kind)."""
+    emb = F.embedding(idx, table)
+    return (emb * valid.to(emb.dtype).unsqueeze(-1)).sum(0)
 
 
 class SteadyModel(nn.Module):
@@ -326,10 +342,23 @@ class SteadyModel(nn.Module):
         z = total / cnt
         if cfg.hidden:
             z = F.gelu(self.hidden(z, cfg.hidden))
-        if cfg.local and cfg.local_hidden[tier] and not cfg.local_heads:
-            local = tuple(prepared[2:]) if len(prepared) > 2 else None
-            z = torch.cat((z, self.local_features(data, lengths, tier, local)), dim=1)
+        if not cfg.local_heads:
+            det = self._detector(data, lengths, tier, prepared)
+            if det is not None:
+                z = torch.cat((z, det), dim=1)
         return z  # with ``local_heads``, the detector is passed to those heads separately
+
+    def _detector(
+        self,
+        data: torch.Tensor,
+        lengths: torch.Tensor,
+        tier: str,
+        prepared: tuple[torch.Tensor, ...],
+    ) -> torch.Tensor | None:
+        """The tier's detector units (None when it has none), reusing ``prepared``'s if any."""
+        if not (self.cfg.local and self.cfg.local_hidden[tier]):
+            return None
+        return self.local_features(data, lengths, tier, tuple(prepared[2:]) or None)
 
     def local_hashes(
         self, data: torch.Tensor, lengths: torch.Tensor
@@ -369,9 +398,7 @@ class SteadyModel(nn.Module):
         table = self.local_table[:, :dim]
         if local is None:
             idx, valid = self._local_buckets(data, lengths)
-            emb = F.embedding(idx, table)  # [K, B, L, dim]
-            per_pos = (emb * valid.to(emb.dtype).unsqueeze(-1)).sum(0)  # [B, L, dim]
-            act = F.relu(self.local_proj(per_pos, units))
+            act = F.relu(self.local_proj(_per_position(idx, valid, table), units))
             act = act * valid.any(0).to(act.dtype).unsqueeze(-1)  # no n-gram there: 0
             return act.amax(1)  # the runtime's windows are at least 1 byte wide
         idx, valid, per_full = local
@@ -379,9 +406,8 @@ class SteadyModel(nn.Module):
         with torch.no_grad():
             act = F.relu(self.local_proj(per_full[..., :dim], units)) * anyv.unsqueeze(-1)
             arg = act.argmax(1)  # [B, units]
-        sel = arg.unsqueeze(0).expand(idx.shape[0], -1, -1)
-        emb = F.embedding(idx.gather(2, sel), table)  # [K, B, units, dim]
-        per = (emb * valid.gather(2, sel).to(emb.dtype).unsqueeze(-1)).sum(0)
+        sel = arg.unsqueeze(0).expand(idx.shape[0], -1, -1)  # [K, B, units] winning positions
+        per = _per_position(idx.gather(2, sel), valid.gather(2, sel), table)  # [B, units, dim]
         act = F.relu(self.local_proj(per, units)).diagonal(dim1=1, dim2=2)  # [B, units]
         return act * anyv.gather(1, arg).to(act.dtype)
 
@@ -401,10 +427,8 @@ class SteadyModel(nn.Module):
         if prepared is None:
             prepared = self._mean_hashes(data, lengths)
         z = self.features(data, lengths, tier, prepared)
-        cfg = self.cfg
-        if cfg.local and cfg.local_heads and cfg.local_hidden[tier]:
-            local = tuple(prepared[2:]) if len(prepared) > 2 else None
-            return self.heads(z, tier, self.local_features(data, lengths, tier, local))
+        if self.cfg.local_heads:
+            return self.heads(z, tier, self._detector(data, lengths, tier, prepared))
         return self.heads(z, tier)
 
     def prepare(self, data: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, ...]:
@@ -415,8 +439,7 @@ class SteadyModel(nn.Module):
             return mean  # the detector's shortcut below only pays off when training
         idx, valid = self._local_buckets(data, lengths)
         with torch.no_grad():  # every position at full width, once for all tiers
-            emb = F.embedding(idx, self.local_table)
-            per_full = (emb * valid.to(emb.dtype).unsqueeze(-1)).sum(0)
+            per_full = _per_position(idx, valid, self.local_table)
         return (*mean, idx, valid, per_full)
 
     def _mean_hashes(
