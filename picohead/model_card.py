@@ -25,10 +25,11 @@ from picohead_runtime.spec import ModelSpec
 def _session(path: Path, threads: int = 2) -> Any:
     import onnxruntime as ort
 
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    from picohead_runtime.model import session_options
+
+    return ort.InferenceSession(
+        str(path), session_options(threads), providers=["CPUExecutionProvider"]
+    )
 
 
 def onnx_logits(

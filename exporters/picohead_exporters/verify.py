@@ -31,14 +31,14 @@ Predict = Callable[[np.ndarray, np.ndarray], Sequence[np.ndarray]]
 
 
 def session(model_bytes: bytes, *, threads: int = 1) -> Any:
+    """A CPU session with the runtime's own options, so gates and latencies are what users get."""
     import onnxruntime as ort
 
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    opts.log_severity_level = 3
-    return ort.InferenceSession(model_bytes, opts, providers=["CPUExecutionProvider"])
+    from picohead_runtime.model import session_options
+
+    return ort.InferenceSession(
+        model_bytes, session_options(threads), providers=["CPUExecutionProvider"]
+    )
 
 
 def ort_predict(sess: Any, output_names: Sequence[str]) -> Predict:

@@ -111,20 +111,20 @@ def ngram_hashes(
 def _fused_coefficients(
     ngrams: tuple[int, ...], positions: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Float64 constants of :func:`ngram_hashes_fused`: ``[maxn, K]`` byte coefficients of the
-    plain and positional hashes and the ``[positions, K]`` offset terms (all below 2**31)."""
+    """Float64 constants of :func:`ngram_hashes_fused`: ``[K, maxn]`` byte coefficients of the
+    plain and positional hashes and the ``[K, positions]`` offset terms (all below 2**31)."""
     m = MASK31 + 1
     maxn = max(ngrams)
-    plain = np.zeros((maxn, len(ngrams)), dtype=np.float64)
-    posc = np.zeros((maxn, len(ngrams)), dtype=np.float64)
-    offs = np.zeros((positions, len(ngrams)), dtype=np.float64)
+    plain = np.zeros((len(ngrams), maxn), dtype=np.float64)
+    posc = np.zeros((len(ngrams), maxn), dtype=np.float64)
+    offs = np.zeros((len(ngrams), positions), dtype=np.float64)
     for k, n in enumerate(ngrams):
         for j in range(n):  # byte i + j of the n-gram at i weighs BASE ** (n - 1 - j)
             c = pow(BASE, n - 1 - j, m)
-            plain[j, k] = c * _mult(n) % m
-            posc[j, k] = c * _mult(n + MAX_N) % m
+            plain[k, j] = c * _mult(n) % m
+            posc[k, j] = c * _mult(n + MAX_N) % m
         for p in range(positions):
-            offs[p, k] = (p + 1) * POS_KEY % m * _mult(n + MAX_N) % m
+            offs[k, p] = (p + 1) * POS_KEY % m * _mult(n + MAX_N) % m
     return plain, posc, offs
 
 
@@ -136,44 +136,112 @@ def ngram_hashes_fused(
     positions: int = 0,
     position_share: float = 0.0,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The same hashes and weights as :func:`ngram_hashes` (as exact float64 integers), in another
-    order and with extra zero-weight entries: the export path, ~25 ONNX nodes instead of ~130.
+    """The same hashes and weights as :func:`ngram_hashes` (as exact float64 integers), as
+    ``[B, K, L + P]`` (one row per n: its plain then its positional n-grams) and with extra
+    zero-weight entries: the export path, ~25 ONNX nodes instead of ~130.
 
     The rolling hash is a polynomial modulo 2**31, so every hash (plain, and positional with its
     offset term) is ``(sum_j byte[i + j] * c_j) mod 2**31`` with constants ``c_j < 2**31``: one
-    float64 MatMul of the ``[B, L, max n]`` byte windows with a ``[max n, K]`` matrix and one Mod.
+    float64 MatMul of a ``[K, max n]`` matrix with the ``[B, max n, L]`` byte windows and one Mod.
     Every partial sum is an integer below 2**44, so float64 computes it exactly in any order.
+    The windows and the validity of each n-gram come from one float32 Conv with 0/1 kernels
+    (exact: each output is one input value), which onnxruntime runs as one small GEMM; index
+    arithmetic, a Gather of every window byte and a broadcast comparison cost ~3x more.
     Entries for n-grams that do not fit (past the row's length) get weight 0.
     """
-    plain_np, posc_np, offs_np = _fused_coefficients(tuple(ngrams), positions)
-    maxn, width = max(ngrams), data.shape[1]
-    ids = F.pad(data.to(torch.float64) + 1, (0, maxn - 1))  # [B, L + maxn - 1]
-    pos = torch.arange(width, device=data.device)
-    idx = (pos.unsqueeze(1) + torch.arange(maxn, device=data.device)).reshape(-1)
-    win = ids.index_select(1, idx).reshape(data.shape[0], width, maxn)  # [B, L, maxn]
-
-    def wrap(x: torch.Tensor) -> torch.Tensor:  # x mod 2**31, exact (ONNX's float Mod is slow)
-        return x - torch.floor(x * 2.0**-31) * 2.0**31
-
-    h = wrap(torch.matmul(win, torch.from_numpy(plain_np).to(data.device)))
-    n_vec = torch.tensor(ngrams, dtype=torch.int64, device=data.device)
-    limit = torch.clamp(lengths, max=width).reshape(-1, 1, 1) - n_vec  # [B, 1, K]
-    valid = pos.reshape(1, -1, 1) <= limit  # [B, L, K]
-    batch = data.shape[0]
-    hashes = h.reshape(batch, -1)
-    weights = valid.reshape(batch, -1).to(torch.float32)
+    plain, posc, offs = (
+        torch.from_numpy(a).to(data.device) for a in _fused_coefficients(tuple(ngrams), positions)
+    )
+    win, valid = conv_windows([data.to(torch.float32) + 1], lengths, (max(ngrams),), ngrams)
+    hashes = _wrap_float(torch.matmul(plain, win))  # [B, K, L]
+    weights = valid
     if positions and position_share > 0:
-        head = win[:, :positions]  # [B, P, maxn], P = min(positions, L)
-        offs = torch.from_numpy(offs_np).to(data.device)[: head.shape[1]]
-        ph = wrap(torch.matmul(head, torch.from_numpy(posc_np).to(data.device)) + offs)
-        pw = valid[:, :positions].reshape(batch, -1).to(torch.float32)
-        n_reg = weights.sum(1, keepdim=True)
+        head = win[:, :, :positions]  # [B, maxn, P], P = min(positions, L)
+        ph = _wrap_float(torch.matmul(posc, head) + offs[:, : head.shape[2]])  # [B, K, P]
+        pw = valid[:, :, :positions]
+        n_reg = weights.sum((1, 2), keepdim=True)
         scale = (
-            position_share / (1 - position_share) * n_reg / pw.sum(1, keepdim=True).clamp(min=1.0)
+            position_share
+            / (1 - position_share)
+            * n_reg
+            / pw.sum((1, 2), keepdim=True).clamp(min=1.0)
         )
-        hashes = torch.cat((hashes, ph.reshape(batch, -1)), dim=1)
-        weights = torch.cat((weights, pw * scale), dim=1)
+        hashes = torch.cat((hashes, ph), dim=2)
+        weights = torch.cat((weights, pw * scale), dim=2)
     return hashes, weights
+
+
+def _wrap_float(x: torch.Tensor) -> torch.Tensor:
+    """``x mod 2**31`` for exact float64 integers (ONNX's float Mod is slow)."""
+    return x - torch.floor(x * 2.0**-31) * 2.0**31
+
+
+@functools.lru_cache(maxsize=16)
+def _window_kernel(spans: tuple[int, ...], checks: tuple[int, ...]) -> np.ndarray:
+    """0/1 Conv weights ``[sum(spans) + len(checks), len(spans) + 1, width]``: for data channel
+    ``c``, outputs copy its bytes ``i .. i + spans[c] - 1``; then one output per ``n`` in
+    ``checks`` copies the inside-the-row flag (the last channel) of byte ``i + n - 1``. Cached as
+    numpy (a cached tensor could be a fake one from an export trace)."""
+    width = max((*spans, *checks))
+    w = np.zeros((sum(spans) + len(checks), len(spans) + 1, width), dtype=np.float32)
+    row = 0
+    for c, span in enumerate(spans):
+        for j in range(span):
+            w[row, c, j] = 1.0
+            row += 1
+    for k, n in enumerate(checks):
+        w[row + k, len(spans), n - 1] = 1.0
+    return w
+
+
+def conv_windows(
+    chans: list[torch.Tensor],
+    lengths: torch.Tensor,
+    spans: tuple[int, ...],
+    checks: tuple[int, ...],
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sliding windows of float32 id channels ``[B, L]`` as float64 ``[B, sum(spans), L]`` (the
+    ``spans[c]`` ids of channel ``c`` starting at each position, 0 past the end) and float32
+    ``[B, len(checks), L]`` validity (1 where an n-gram of each ``n`` in ``checks`` starting
+    there ends inside the row).
+
+    One float32 Conv with 0/1 kernels (exact: every output is one input value), which
+    onnxruntime runs as one small GEMM; index arithmetic, a Gather of every window byte and a
+    broadcast comparison per n-gram kind cost ~3x more. The export path only.
+    """
+    width = chans[0].shape[1]
+    pos = torch.arange(width, device=chans[0].device)
+    inside = (pos.unsqueeze(0) < lengths.unsqueeze(1)).to(torch.float32)  # [B, L]
+    kernel = torch.from_numpy(_window_kernel(tuple(spans), tuple(checks))).to(chans[0].device)
+    x = F.pad(torch.stack((*chans, inside), dim=1), (0, kernel.shape[2] - 1))
+    out = F.conv1d(x, kernel)
+    n_win = sum(spans)
+    return out[:, :n_win].to(torch.float64), out[:, n_win:]
+
+
+def aligned_hashes_fused(
+    chans: list[torch.Tensor],
+    lengths: torch.Tensor,
+    groups: list[tuple[tuple[int, ...], int]],
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`aligned_hashes` for several id channels at once, as one Conv and one float64
+    MatMul (the export path): ``groups[c] = (ngrams, salt)`` for float32 channel ``chans[c]``
+    (ids + 1). Returns float64 hashes ``[K, B, L]`` (K = all n-grams, in group order) and
+    validity; hashes past a row's end are arbitrary and invalid."""
+    spans = tuple(max(ng) for ng, _ in groups)
+    checks = tuple(n for ng, _ in groups for n in ng)
+    win, valid = conv_windows(chans, lengths, spans, checks)
+    m = MASK31 + 1
+    coef = np.zeros((len(checks), sum(spans)), dtype=np.float64)
+    k, offset = 0, 0
+    for (ng, salt), span in zip(groups, spans):
+        for n in ng:
+            for j in range(n):  # byte i + j of the n-gram at i weighs BASE ** (n - 1 - j)
+                coef[k, offset + j] = pow(BASE, n - 1 - j, m) * _mult(n + salt) % m
+            k += 1
+        offset += span
+    h = _wrap_float(torch.matmul(torch.from_numpy(coef).to(win.device), win))  # [B, K, L]
+    return h.transpose(0, 1), valid.transpose(0, 1) > 0
 
 
 def buckets_of(h: torch.Tensor, buckets: int, *, exact_ops: bool = False) -> torch.Tensor:
@@ -325,20 +393,20 @@ class SteadyModel(nn.Module):
         idx = buckets_of(h, rows, exact_ops=exact)
         table = self.table[:rows, : cfg.dims[tier]]
         weights = weights.to(table.dtype)
-        cnt = weights.sum(1, keepdim=True).clamp(min=1.0)
+        cnt = weights.flatten(1).sum(1, keepdim=True).clamp(min=1.0)
         if self.use_bag or rows <= EXPORT_BAG_ROWS:
             # Per-row bucket counts times the table; no sort, no [B, N, D] tensor. Exported too
             # (ScatterElements 'add' + MatMul) while the table is small: reading [rows, dim] once
             # is far cheaper than gathering a row per n-gram (~12k for a 2 KB window).
             counts = torch.zeros(h.shape[0], rows, dtype=table.dtype, device=h.device)
-            total = counts.scatter_add_(1, idx, weights) @ table
+            total = counts.scatter_add_(1, idx.flatten(1), weights.flatten(1)) @ table
         else:
-            # float64 sum: ~12k weighted rows (positional ones weigh ~40x) lose ~1e-4 in float32
-            # with this summation order; the training path above sums per bucket first.
-            emb = F.embedding(idx, table).to(torch.float64)
-            total = (
-                torch.matmul(weights.to(torch.float64).unsqueeze(1), emb).squeeze(1).to(table.dtype)
-            )
+            # Export only (hashes [B, K, N] from ngram_hashes_fused): one weighted sum per n-gram
+            # kind, then across kinds. One float32 sum over all ~12k rows (positional ones weigh
+            # ~40x) drifted 1.3e-4 in probability from the training path's per-bucket sums; per
+            # kind (~2k rows) the drift is a fraction of that, with no float64 [B, N, D] copy.
+            emb = F.embedding(idx, table)  # [B, K, N, D]
+            total = torch.matmul(weights.unsqueeze(2), emb).sum(1).squeeze(1)
         z = total / cnt
         if cfg.hidden:
             z = F.gelu(self.hidden(z, cfg.hidden))
@@ -365,6 +433,16 @@ class SteadyModel(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Position-aligned detector hashes ``[K, B, L]`` and validity (raw, then shape n-grams)."""
         cfg, exact = self.cfg, not self.use_bag
+        if exact:  # export: one Conv + one float64 MatMul for every kind
+            chans, groups = [], []
+            if cfg.local_ngrams:
+                chans.append(data.to(torch.float32) + 1)
+                groups.append((cfg.local_ngrams, 2 * MAX_N))
+            if cfg.shape_ngrams:
+                shape_map: torch.Tensor = self.shape_map  # type: ignore[assignment]
+                chans.append(shape_map[data.long()].to(torch.float32) + 1)
+                groups.append((cfg.shape_ngrams, 3 * MAX_N))
+            return aligned_hashes_fused(chans, lengths, groups)
         ids = data.long()
         parts = []
         if cfg.local_ngrams:
@@ -372,8 +450,7 @@ class SteadyModel(nn.Module):
                 aligned_hashes(ids + 1, lengths, cfg.local_ngrams, 2 * MAX_N, exact_ops=exact)
             )
         if cfg.shape_ngrams:
-            shape_map: torch.Tensor = self.shape_map  # type: ignore[assignment]
-            shaped = shape_map[ids].long() + 1
+            shaped = self.shape_map[ids].long() + 1  # type: ignore[index]
             parts.append(
                 aligned_hashes(shaped, lengths, cfg.shape_ngrams, 3 * MAX_N, exact_ops=exact)
             )

@@ -243,3 +243,35 @@ def test_bag_table_rows_get_their_own_power_of_two_scale():
     got = ort.InferenceSession(q.SerializeToString()).run(None, {"x": x})[0]
     rel = np.abs(got - w).max(axis=1) / np.abs(w).max(axis=1)
     assert rel.max() < 2 / 127 + 1e-6  # at most one (power-of-two widened) step per row
+
+
+def test_gather_tables_are_weight_only_int8_and_exact_after_load():
+    """Embedding tables are stored int8 with a power-of-two scale per row (no per-call
+    dequantization of gathered rows), and the runtime's session reads them back within one
+    quantization step of each row."""
+    from picohead_exporters.quantize import INT8_LADDER, quantize_int8
+    from picohead_runtime.model import session_options
+
+    rng = np.random.default_rng(1)
+    table = rng.normal(size=(300, 8)).astype(np.float32)
+    table[::3] *= 1e-3
+    g = helper.make_graph(
+        [helper.make_node("Gather", ["table", "ids"], ["y"], axis=0, name="emb")],
+        "g",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, ["n"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 8])],
+        [numpy_helper.from_array(table, "table")],
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    for cfg in INT8_LADDER:
+        q = quantize_int8(m, cfg)
+        stored = {tuple(i.dims): i.data_type for i in q.graph.initializer}
+        assert stored[(300, 8)] == TensorProto.INT8, cfg.name  # the table
+        assert stored[(300,)] == TensorProto.INT8, cfg.name  # one exponent per row
+        assert "DynamicQuantizeLinear" not in {n.op_type for n in q.graph.node}
+        sess = ort.InferenceSession(
+            q.SerializeToString(), session_options(1), providers=["CPUExecutionProvider"]
+        )
+        got = sess.run(None, {"ids": np.arange(300, dtype=np.int64)})[0]
+        rel = np.abs(got - table).max(axis=1) / np.abs(table).max(axis=1)
+        assert rel.max() < 2 / 127 + 1e-6, cfg.name

@@ -165,3 +165,22 @@ def test_a_tier_without_detector_units_carries_no_detector_weights():
     assert not any(n.startswith("local_") for n in names), names
     small, _ = slice_tier(model, spec, "small")
     assert any(n.startswith("local_") for n in dict(small.named_parameters()))
+
+
+def test_export_path_detector_hashes_and_outputs_match_training_path():
+    """The fused (Conv + float64 MatMul) detector hashes: the loop's bucket at every valid
+    position, the same validity, and the same head outputs."""
+    torch.manual_seed(0)
+    spec = local_spec()
+    model = build_model(spec).eval()
+    x, lengths, _ = _batch(2)
+    with torch.no_grad():
+        idx_a, valid_a = model._local_buckets(x, lengths)
+        out_a = model(x, lengths, "small")
+        model.use_bag = False
+        idx_b, valid_b = model._local_buckets(x, lengths)
+        out_b = model(x, lengths, "small")
+    assert torch.equal(valid_a, valid_b)
+    assert torch.equal(idx_a[valid_a], idx_b[valid_b])
+    for h in spec.head_names:
+        torch.testing.assert_close(out_a[h], out_b[h], atol=1e-5, rtol=1e-4)
