@@ -62,6 +62,7 @@ class ModelMeta:
                 "extra": dict(self.extra),
             },
             sort_keys=True,
+            separators=(",", ":"),  # compact: the text is stored inside every model file
         )
 
     @classmethod
