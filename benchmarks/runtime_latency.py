@@ -14,8 +14,9 @@ ones do).
 
     .venv/bin/python benchmarks/runtime_latency.py [--model PATH] [--tier tiny] [--input DIR]
 
-Writes ``benchmarks/results/runtime_latency.json`` (``--out``). Exits 0; the CI gate is
-``picohead bench --budget-ms``.
+Writes ``benchmarks/results/runtime_latency_<what>.json`` (``--out``): ``<what>`` is the model
+folder and tier when ``--model`` is given (e.g. ``content-v3-tiny``), else ``default-configs``, so
+measuring one does not overwrite the other. Exits 0; the CI gate is ``picohead bench --budget-ms``.
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ def measure(model: Path, tier: str | None, files: list[str], calls: int) -> dict
     # Batched, from the page cache. Wall-clock files/s depends on what else runs on the machine;
     # CPU ms per file (process time, all threads) does not, so both are reported.
     many = files * max(1, 6000 // len(files))
-    for threads, batch in ((1, 16), (1, 64), (2, 16)):
+    for threads, batch in ((1, 16), (1, 64), (2, 16), (2, 64)):
         c = Classifier(model, tier=tier, threads=threads, batch_size=batch)
         with c:
             list(c.classify_paths(many[: 2 * batch]))  # warm up
@@ -147,7 +148,7 @@ def main() -> int:
     ap.add_argument("--families", nargs="+", default=["steady", "bytes"])
     ap.add_argument("--input", help="folder of files to classify (default: synthetic mix)")
     ap.add_argument("--calls", type=int, default=3000)
-    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/runtime_latency.json"))
+    ap.add_argument("--out", help="results file (default: results/runtime_latency_<what>.json)")
     args = ap.parse_args()
 
     from picohead_runtime.bench import collect_inputs, write_synthetic
@@ -178,7 +179,18 @@ def main() -> int:
         "targets": {"file_p50_ms": 0.3, "batched_files_per_s": 5000},
         "rows": rows,
     }
-    out = Path(args.out)
+    if args.out:
+        out = Path(args.out)
+    else:
+        what = (
+            "-".join(
+                f"{Path(m).resolve().name if Path(m).is_dir() else Path(m).stem}-{args.tier}"
+                for m in args.model
+            )
+            if args.model
+            else "default-configs"
+        )
+        out = ROOT / f"benchmarks/results/runtime_latency_{what}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1) + "\n")
     for r in rows:
@@ -188,7 +200,8 @@ def main() -> int:
             f"{r['file_p50_ms']:.3f} p95 {r['file_p95_ms']:.3f} p99 {r['file_p99_ms']:.3f} ms "
             f"(cpu {r['file_cpu_ms']:.3f} ms) | batched b16: "
             f"{r['batched_t1_b16_files_per_s']:,.0f} files/s 1 thread, "
-            f"{r['batched_t2_b16_files_per_s']:,.0f} 2 threads; "
+            f"{r['batched_t2_b16_files_per_s']:,.0f} 2 threads "
+            f"(b64: {r['batched_t1_b64_files_per_s']:,.0f} / {r['batched_t2_b64_files_per_s']:,.0f}); "
             f"cpu {r['batched_t1_b16_cpu_ms_per_file']:.3f} ms/file "
             f"(b64 {r['batched_t1_b64_cpu_ms_per_file']:.3f})"
         )

@@ -61,7 +61,11 @@ def add_model_args(p: argparse.ArgumentParser, *, tier_help: str = "") -> None:
         help="cpu (default), cuda (needs onnxruntime-gpu), or auto (CUDA if usable, else CPU)",
     )
     p.add_argument(
-        "--threads", type=_positive, default=1, metavar="N", help="onnxruntime threads (default 1)"
+        "--threads",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="batches classified in parallel, one core each (default 1)",
     )
 
 

@@ -129,9 +129,12 @@ def test_classify_paths_equals_one_by_one(model_dir, tmp_path, batch_size, threa
         _assert_heads_close(b.heads, s.heads)
 
 
-def test_classify_many_bytes_matches_classify_bytes(clf):
-    items = [_content(n, seed=n) for n in SIZES]
-    many = list(clf.classify_many_bytes(items))
+@pytest.mark.parametrize("threads", [1, 3])
+def test_classify_many_bytes_matches_classify_bytes(model_dir, threads):
+    items = [_content(n, seed=n) for n in SIZES * 3]
+    with Classifier(model_dir, tier="tiny", batch_size=2, threads=threads) as clf:
+        many = list(clf.classify_many_bytes(iter(items)))
+    assert len(many) == len(items)
     for r, data in zip(many, items):
         _assert_heads_close(r.heads, clf.classify_bytes(data).heads)
 

@@ -38,7 +38,8 @@ class ScaleConfig:
 
     ``model``: an ``.onnx`` file or a model folder, made absolute here (engine workers run in
     other directories), or ``None`` for ``$PICOHEAD_MODEL`` / the bundled model *as each worker
-    sees it*. ``threads``: onnxruntime threads per worker process; keep 1 and scale with workers.
+    sees it*. ``threads``: batches in flight per worker process (``Classifier(threads=)``); keep 1
+    and scale with workers.
     ``base_dir``: relative input paths are read from this folder but reported as given, so a
     scan's results do not depend on the engine's working directory. The other fields are passed
     to :class:`~picohead_runtime.Classifier` unchanged.
