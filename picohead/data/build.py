@@ -130,7 +130,7 @@ def stage_risk(recipe: Recipe, out: Path, n_pos: int) -> None:
             text = text[: rng.randrange(600, 3500)]
             text = text[: text.rfind("\n") + 1] or text
         lang = h["labels"].get("code_lang")
-        inserted: set[str] = set()
+        inserted: dict[str, str] = {}
         if i < n_pos * len(kinds):
             if rng.random() < .5:  # look-alikes beside real secrets too (first: keep PEM intact)
                 key, val = risk.lookalike(rng)
@@ -140,13 +140,14 @@ def stage_risk(recipe: Recipe, out: Path, n_pos: int) -> None:
             for k in todo:
                 key, val = risk.MAKERS[k](rng)
                 text = risk.insert(text, risk.assignment(lang, key, val, rng), rng)
-                inserted.add(k)
+                inserted[k] = val
         else:
             for _ in range(rng.randrange(1, 4)):
                 key, val = risk.lookalike(rng)
                 text = risk.insert(text, risk.assignment(lang, key, val, rng), rng)
         data = text.encode("utf-8")
-        found = set(risk.detect(data)) | inserted
+        # A later insertion can push an earlier secret out of the window: label what it shows.
+        found = set(risk.detect(data)) | {k for k, v in inserted.items() if risk.visible(v, data)}
         labels = {k: v for k, v in h["labels"].items() if k != "risk"}
         labels["risk"] = [k for k in risk.RISKS if k in found]
         prov = dict(h["prov"], generator="picohead.data.risk", host=h["id"])

@@ -38,8 +38,8 @@ _PATTERNS: dict[str, re.Pattern[bytes]] = {
     "email": re.compile(rb"\b[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,12}\b"),
     "password": re.compile(
         rb"(?i)(?:\b(?:password|passwd|pwd|db_pass(?:word)?)\b[\"']?\s*(?::=|[:=])\s*[\"']?"
-        rb"(?!\$|\{|<|\*{3}|os\.|env|process|none|null|true|false|getenv)[^\s\"'<>]{6,}"
-        rb"|://[A-Za-z0-9._-]{1,32}:[^@\s/:]{6,}@[A-Za-z0-9.-]+)"),
+        rb"(?!\$|\{|<|\*{3}|os\.|env|process|none|null|true|false|getenv)(?P<kv>[^\s\"'<>]{6,})"
+        rb"|://[A-Za-z0-9._-]{1,32}:(?P<url>[^@\s/:]{6,})@[A-Za-z0-9.-]+)"),
 }
 _EXAMPLE_KEYS = (b"AKIAIOSFODNN7EXAMPLE", b"EXAMPLE")
 
@@ -64,9 +64,33 @@ def detect(data: bytes) -> list[str]:
                 continue
             if name == "api_key" and any(e in s for e in _EXAMPLE_KEYS):
                 continue
+            if name == "password" and not secret_like(m.group("kv") or m.group("url")):
+                continue
             found.append(name)
             break
     return found
+
+
+def visible(value: str, data: bytes) -> bool:
+    """Whether an inserted secret ``value`` still shows in the model's window of ``data`` (its
+    first 16 characters; for a PEM key, its BEGIN or END line)."""
+    probe = "PRIVATE KEY-----" if "PRIVATE KEY-----" in value else value.split("\n")[0][:16]
+    return probe.encode("utf-8") in window(data)
+
+
+def secret_like(value: bytes) -> bool:
+    """Whether a password-shaped value could be a real secret rather than a placeholder or a word.
+
+    Help texts, man pages and type signatures say ``--password=SALASANA``, ``passwd: compat``,
+    ``password: String`` or ``user:password@host``: one plain word (any case, any script, edge
+    punctuation aside). A value counts when it has a digit, a symbol inside it, or mixed case that
+    is not just a capital initial. Weak real passwords made of one lower-case word are missed; the
+    generator's passwords always qualify.
+    """
+    s = value.decode("utf-8", "replace").strip(",.;:/()[]{}")
+    if any(c.isdigit() for c in s) or any(not c.isalnum() for c in s):
+        return True
+    return any(c.islower() for c in s) and any(c.isupper() for c in s) and not s.istitle()
 
 
 # -- secrets ------------------------------------------------------------------------------------

@@ -32,6 +32,35 @@ def test_lookalikes_and_placeholders_are_negative() -> None:
     assert risk.detect(b"AKIAIOSFODNN7EXAMPLE jane@example.com") == []
 
 
+def test_password_words_in_docs_are_not_secrets() -> None:
+    """Help texts and signatures name a password field with one plain word as the value; those
+    are not leaks. Every generated password still is."""
+    for text in (
+        b"--password=SALASANA         aseta FTP-salasana",
+        b"--password=,ZEICHENKETTE/",
+        b"passwd:         compat mymachines",
+        b"warg passwd: String containing the password",
+        b"protokoll://benutzer:passwort@server:port",
+        b'Password: "password",',
+    ):
+        assert "password" not in risk.detect(text), text
+    for text in (b"DB_PASSWORD=hunter2x", b"password: Tr0ub4dor&3", b"mysql://app:s3cr3t-pw@db:3306"):
+        assert "password" in risk.detect(text), text
+    rng = random.Random(5)
+    for _ in range(200):
+        _, value = risk.password(rng)
+        line = risk.assignment("python", "password", value, rng)
+        assert "password" in risk.detect(line.encode()), line
+
+
+def test_visible_checks_the_window() -> None:
+    head = "a = 1\n" * 400  # 2.4 KB: the middle is outside the window
+    assert risk.visible("AKIAABCDEFGHIJKLMNOP", ("AKIAABCDEFGHIJKLMNOP\n" + head).encode())
+    assert not risk.visible("AKIAABCDEFGHIJKLMNOP", (head + "AKIAABCDEFGHIJKLMNOP\n" + head).encode())
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----"
+    assert risk.visible(pem, (head + head + pem).encode())  # its END line is in the tail
+
+
 def test_github_token_checksum() -> None:
     import zlib
 
