@@ -475,7 +475,12 @@ class SteadyModel(nn.Module):
         table = self.local_table[:, :dim]
         if local is None:
             idx, valid = self._local_buckets(data, lengths)
-            act = F.relu(self.local_proj(_per_position(idx, valid, table), units))
+            if self.use_bag:
+                per = _per_position(idx, valid, table)
+            else:  # export: n-grams that do not fit read an appended zero row (no [K, B, L, D] mask)
+                zero_row = F.pad(table, (0, 0, 0, 1))
+                per = F.embedding(torch.where(valid, idx, table.shape[0]), zero_row).sum(0)
+            act = F.relu(self.local_proj(per, units))
             act = act * valid.any(0).to(act.dtype).unsqueeze(-1)  # no n-gram there: 0
             return act.amax(1)  # the runtime's windows are at least 1 byte wide
         idx, valid, per_full = local
