@@ -233,6 +233,8 @@ def write_model_card(
     | None = None,  # tier -> calibrate_files() entry of the shipped file
     added_heads: list[Path] | None = None,
 ) -> None:
+    unexported = [f for f, tiers in scores.items() if not tiers]
+    scores = {f: tiers for f, tiers in scores.items() if tiers}
     plots = _plots(scores, spec, plots_dir or out.parent / "docs")
     rel = (plots_dir or out.parent / "docs").relative_to(out.parent) if plots else None
     L: list[str] = [f"# Model card: {spec.name}", ""]
@@ -265,6 +267,12 @@ def write_model_card(
             f"| {tier} | {c['family']} | {s['bytes'] / 1024:.0f} KB | {s['latency_ms_2kb_1thread']:.3f} ms "
             f"| {_pct(s['mean_headline'])} |"
         )
+    for fam in unexported:
+        L += [
+            "",
+            f"Family `{fam}` was trained but none of its tiers passed the export gates (parity and "
+            "int8 agreement); the reasons are in its run's `onnx/export.json`.",
+        ]
     heads = [h.name for h in spec.heads]
     for fam, tiers in scores.items():
         L += [

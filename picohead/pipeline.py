@@ -11,6 +11,7 @@ What it does not do: tune hyperparameters.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import shutil
@@ -40,6 +41,82 @@ def load_train_plan(name: str) -> dict[str, Any]:
     return plan
 
 
+def _family_stage(
+    name: str,
+    family: str,
+    fam: dict[str, Any],
+    base: ModelSpec,
+    corpus: Path,
+    runs: Path,
+    cache: Path,
+    *,
+    threads: int,
+) -> dict[str, Any]:
+    """Train (resuming), export, calibrate and test one family of the recipe; its test scores.
+
+    A top-level function so that a process pool can run the families side by side. ``threads``:
+    torch threads when the recipe does not set them (0: torch's default).
+    """
+    from picohead.calibrate import calibrate_files
+    from picohead.dataset import load_manifest
+    from picohead.model_card import onnx_test_report
+    from picohead.train import TrainConfig, train
+
+    spec = family_spec(base, family, fam.get("arch"))
+    run_dir = runs / f"{Path(name).name}-{family}"
+    wcache = cache / "windows"
+    train_data = load_manifest(corpus / "train.jsonl", spec, cache_dir=wcache)
+    val_data = load_manifest(corpus / "val.jsonl", spec, cache_dir=wcache)
+    cfg = TrainConfig.from_dict(fam.get("train", {}))
+    if threads and not cfg.threads:
+        cfg = dataclasses.replace(cfg, threads=threads)
+    info = {
+        "train": str((corpus / "train.jsonl").resolve()),
+        "train_sha256": train_data.data_hash,
+        "val": str((corpus / "val.jsonl").resolve()),
+        "n_train": len(train_data),
+        "n_val": len(val_data),
+        "recipe": name,
+    }
+    resume = (run_dir / "checkpoint.pt").exists()
+    train(spec, train_data, val_data, run_dir, cfg, resume=resume, data_info=info)
+
+    from picohead_exporters import export_run
+
+    onnx_dir = run_dir / "onnx"
+    done = onnx_dir / "export.json"
+    if not done.exists() or done.stat().st_mtime < (run_dir / "best.pt").stat().st_mtime:
+        reports = export_run(
+            run_dir, out_dir=onnx_dir, precision="int8", cache_dir=wcache, raise_on_fail=False
+        )
+        for r in reports:
+            if not r.ok:
+                log.warning("%s %s: not exported: %s", family, r.tier, "; ".join(r.failures))
+        onnx_dir.mkdir(parents=True, exist_ok=True)  # absent when every tier missed a gate
+        done.write_text(json.dumps([r.to_dict() for r in reports], indent=1) + "\n")
+    files = {
+        r["tier"]: Path(r["path"])
+        for r in json.loads(done.read_text())
+        if r["ok"] and r["path"]
+    }
+    calib_file = run_dir / "eval" / "calibration.json"
+    (run_dir / "eval").mkdir(exist_ok=True)
+    if not calib_file.exists() or calib_file.stat().st_mtime < done.stat().st_mtime:
+        calib = calibrate_files(files, val_data)
+        calib_file.write_text(json.dumps(calib, indent=1) + "\n")
+    test = load_manifest(corpus / "test.jsonl", spec, cache_dir=wcache)
+    scores = onnx_test_report(files, spec, test)
+    (run_dir / "eval").mkdir(exist_ok=True)
+    (run_dir / "eval" / "onnx-test.json").write_text(json.dumps(scores, indent=1) + "\n")
+    return {
+        t: {"bytes": s["bytes"], "mean_headline": s["mean_headline"]} for t, s in scores.items()
+    }
+
+
+def _child_logging(level: int) -> None:
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+
+
 def family_spec(base: ModelSpec, family: str, arch: dict[str, Any] | None) -> ModelSpec:
     d = base.to_dict()
     d["family"], d["arch"] = family, dict(arch or {})
@@ -57,11 +134,11 @@ def run_recipe(
     card: Path | None = None,
     jobs: int = 2,
 ) -> dict[str, Any]:
-    """Run (or resume) the recipe end to end; returns the per-tier choice and scores."""
-    from picohead.calibrate import calibrate_files
-    from picohead.dataset import load_manifest
-    from picohead.model_card import onnx_test_report, write_model_card
-    from picohead.train import TrainConfig, train
+    """Run (or resume) the recipe end to end; returns the per-tier choice and scores.
+
+    ``jobs``: processes for the corpus build, and how many families train side by side.
+    """
+    from picohead.model_card import write_model_card
 
     plan = load_train_plan(name)
     if not (corpus / "train.jsonl").is_file():
@@ -76,55 +153,45 @@ def run_recipe(
     )
     base = load_spec(spec_path)
     summary: dict[str, Any] = {"recipe": name, "families": {}}
-    for family in families or list(plan["families"]):
-        fam = plan["families"][family]
-        spec = family_spec(base, family, fam.get("arch"))
-        run_dir = runs / f"{Path(name).name}-{family}"
-        wcache = cache / "windows"
-        train_data = load_manifest(corpus / "train.jsonl", spec, cache_dir=wcache)
-        val_data = load_manifest(corpus / "val.jsonl", spec, cache_dir=wcache)
-        cfg = TrainConfig.from_dict(fam.get("train", {}))
-        info = {
-            "train": str((corpus / "train.jsonl").resolve()),
-            "train_sha256": train_data.data_hash,
-            "val": str((corpus / "val.jsonl").resolve()),
-            "n_train": len(train_data),
-            "n_val": len(val_data),
-            "recipe": name,
-        }
-        resume = (run_dir / "checkpoint.pt").exists()
-        train(spec, train_data, val_data, run_dir, cfg, resume=resume, data_info=info)
-
-        from picohead_exporters import export_run
-
-        onnx_dir = run_dir / "onnx"
-        done = onnx_dir / "export.json"
-        if not done.exists() or done.stat().st_mtime < (run_dir / "best.pt").stat().st_mtime:
-            reports = export_run(
-                run_dir, out_dir=onnx_dir, precision="int8", cache_dir=wcache, raise_on_fail=False
+    todo = families or list(plan["families"])
+    parallel = max(1, min(jobs, len(todo)))
+    if parallel == 1:
+        for family in todo:
+            summary["families"][family] = _family_stage(
+                name, family, plan["families"][family], base, corpus, runs, cache, threads=0
             )
-            for r in reports:
-                if not r.ok:
-                    log.warning("%s %s: not exported: %s", family, r.tier, "; ".join(r.failures))
-            onnx_dir.mkdir(parents=True, exist_ok=True)  # absent when every tier missed a gate
-            done.write_text(json.dumps([r.to_dict() for r in reports], indent=1) + "\n")
-        files = {
-            r["tier"]: Path(r["path"])
-            for r in json.loads(done.read_text())
-            if r["ok"] and r["path"]
-        }
-        calib_file = run_dir / "eval" / "calibration.json"
-        (run_dir / "eval").mkdir(exist_ok=True)
-        if not calib_file.exists() or calib_file.stat().st_mtime < done.stat().st_mtime:
-            calib = calibrate_files(files, val_data)
-            calib_file.write_text(json.dumps(calib, indent=1) + "\n")
-        test = load_manifest(corpus / "test.jsonl", spec, cache_dir=wcache)
-        scores = onnx_test_report(files, spec, test)
-        (run_dir / "eval").mkdir(exist_ok=True)
-        (run_dir / "eval" / "onnx-test.json").write_text(json.dumps(scores, indent=1) + "\n")
-        summary["families"][family] = {
-            t: {"bytes": s["bytes"], "mean_headline": s["mean_headline"]} for t, s in scores.items()
-        }
+    else:
+        # One process per family, each with its share of the cores: the families' training, export
+        # and evaluation overlap instead of queueing (on 2 cores: the slower family's time, not
+        # the sum). Each process logs through its own handlers; progress lines interleave.
+        import multiprocessing
+        import os
+        from concurrent.futures import ProcessPoolExecutor
+
+        threads = max(1, (os.cpu_count() or 1) // parallel)
+        ctx = multiprocessing.get_context("spawn")  # torch threads do not survive a fork
+        with ProcessPoolExecutor(
+            parallel,
+            mp_context=ctx,
+            initializer=_child_logging,
+            initargs=(logging.getLogger().getEffectiveLevel(),),
+        ) as pool:
+            futs = {
+                family: pool.submit(
+                    _family_stage,
+                    name,
+                    family,
+                    plan["families"][family],
+                    base,
+                    corpus,
+                    runs,
+                    cache,
+                    threads=threads,
+                )
+                for family in todo
+            }
+            for family, fut in futs.items():
+                summary["families"][family] = fut.result()
 
     # Choose among every family of this recipe evaluated so far (also by earlier invocations).
     all_scores = {

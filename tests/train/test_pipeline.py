@@ -21,7 +21,12 @@ def test_recipe_end_to_end(tmp_path):
                     "steady": {
                         "arch": toy_spec("steady")["arch"],
                         "train": {"steps": 150, "batch_size": 32, "eval_every": 75},
-                    }
+                    },
+                    # a second family: the two train, export and evaluate in parallel processes
+                    "bytes": {
+                        "arch": toy_spec("bytes")["arch"],
+                        "train": {"steps": 60, "batch_size": 32, "eval_every": 60},
+                    },
                 }
             }
         )
@@ -39,6 +44,8 @@ def test_recipe_end_to_end(tmp_path):
     assert "| kind |" in text and "Shipped tiers" in text
     scores = json.loads((tmp_path / "runs" / "toy-steady" / "eval" / "onnx-test.json").read_text())
     assert all(s["heads"]["kind"]["accuracy"] > 0.85 for s in scores.values())
+    assert set(result["families"]) == {"steady", "bytes"}
+    assert (tmp_path / "runs" / "toy-bytes" / "eval" / "onnx-test.json").is_file()
     # a second run resumes: nothing is retrained and the same choice comes back
     again = run_recipe(str(recipe), corpus=corpus, runs=tmp_path / "runs")
     assert again["choice"] == result["choice"]
