@@ -12,7 +12,11 @@ from picohead.testing import write_toy_corpus
 from picohead_runtime.spec import load_spec
 from picohead_runtime.windows import extract_window, read_window
 
-STEPS = {"bytes": ["--steps", "400", "--lr", "0.006"], "steady": ["--steps", "300"]}
+# One torch thread: two threads on a loaded 2-core machine oversubscribe it (> 300 s vs 24 s).
+STEPS = {
+    "bytes": ["--steps", "400", "--lr", "0.006", "--threads", "1"],
+    "steady": ["--steps", "300", "--threads", "1"],
+}
 
 
 @pytest.fixture(scope="module")
