@@ -107,6 +107,19 @@ def ngram_hashes(
     return hashes, weights
 
 
+@functools.lru_cache(maxsize=32)
+def _coefficients(ngrams: tuple[int, ...], salt: int, width: int) -> np.ndarray:
+    """Float64 ``[K, width]``: row ``k`` weighs byte ``i + j`` of the ``ngrams[k]``-gram at ``i`` by
+    ``BASE ** (n - 1 - j) * mult(n + salt) mod 2**31``, so ``(row . window) mod 2**31`` is the
+    n-gram's mixed rolling hash (all constants below 2**31)."""
+    m = MASK31 + 1
+    coef = np.zeros((len(ngrams), width), dtype=np.float64)
+    for k, n in enumerate(ngrams):
+        for j in range(n):
+            coef[k, j] = pow(BASE, n - 1 - j, m) * _mult(n + salt) % m
+    return coef
+
+
 @functools.lru_cache(maxsize=16)
 def _fused_coefficients(
     ngrams: tuple[int, ...], positions: int
@@ -115,17 +128,11 @@ def _fused_coefficients(
     plain and positional hashes and the ``[K, positions]`` offset terms (all below 2**31)."""
     m = MASK31 + 1
     maxn = max(ngrams)
-    plain = np.zeros((len(ngrams), maxn), dtype=np.float64)
-    posc = np.zeros((len(ngrams), maxn), dtype=np.float64)
     offs = np.zeros((len(ngrams), positions), dtype=np.float64)
     for k, n in enumerate(ngrams):
-        for j in range(n):  # byte i + j of the n-gram at i weighs BASE ** (n - 1 - j)
-            c = pow(BASE, n - 1 - j, m)
-            plain[k, j] = c * _mult(n) % m
-            posc[k, j] = c * _mult(n + MAX_N) % m
         for p in range(positions):
             offs[k, p] = (p + 1) * POS_KEY % m * _mult(n + MAX_N) % m
-    return plain, posc, offs
+    return _coefficients(ngrams, 0, maxn), _coefficients(ngrams, MAX_N, maxn), offs
 
 
 def ngram_hashes_fused(
@@ -231,15 +238,11 @@ def aligned_hashes_fused(
     spans = tuple(max(ng) for ng, _ in groups)
     checks = tuple(n for ng, _ in groups for n in ng)
     win, valid = conv_windows(chans, lengths, spans, checks)
-    m = MASK31 + 1
-    coef = np.zeros((len(checks), sum(spans)), dtype=np.float64)
+    coef = np.zeros((len(checks), sum(spans)), dtype=np.float64)  # block-diagonal per channel
     k, offset = 0, 0
     for (ng, salt), span in zip(groups, spans):
-        for n in ng:
-            for j in range(n):  # byte i + j of the n-gram at i weighs BASE ** (n - 1 - j)
-                coef[k, offset + j] = pow(BASE, n - 1 - j, m) * _mult(n + salt) % m
-            k += 1
-        offset += span
+        coef[k : k + len(ng), offset : offset + span] = _coefficients(tuple(ng), salt, span)
+        k, offset = k + len(ng), offset + span
     h = _wrap_float(torch.matmul(torch.from_numpy(coef).to(win.device), win))  # [B, K, L]
     return h.transpose(0, 1), valid.transpose(0, 1) > 0
 
@@ -312,8 +315,6 @@ def aligned_hashes(
     lengths: torch.Tensor,
     ngrams: tuple[int, ...],
     salt: int,
-    *,
-    exact_ops: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Hashes ``[K, B, L]`` of the n-grams *starting at* each position (one row per n) and their
     validity ``[K, B, L]``; positions where an n-gram does not fit hold hash 0 and ``False``.
@@ -322,7 +323,7 @@ def aligned_hashes(
     n-grams of the two branches land in unrelated buckets).
     """
 
-    wrap = _wrapper(exact_ops)
+    wrap = _wrapper(False)  # the training path; export uses aligned_hashes_fused
     width = ids.shape[1]
     pos = torch.arange(width, device=ids.device).unsqueeze(0)
     limit = lengths.unsqueeze(1)
@@ -432,28 +433,17 @@ class SteadyModel(nn.Module):
         self, data: torch.Tensor, lengths: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Position-aligned detector hashes ``[K, B, L]`` and validity (raw, then shape n-grams)."""
-        cfg, exact = self.cfg, not self.use_bag
-        if exact:  # export: one Conv + one float64 MatMul for every kind
-            chans, groups = [], []
-            if cfg.local_ngrams:
-                chans.append(data.to(torch.float32) + 1)
-                groups.append((cfg.local_ngrams, 2 * MAX_N))
-            if cfg.shape_ngrams:
-                shape_map: torch.Tensor = self.shape_map  # type: ignore[assignment]
-                chans.append(shape_map[data.long()].to(torch.float32) + 1)
-                groups.append((cfg.shape_ngrams, 3 * MAX_N))
-            return aligned_hashes_fused(chans, lengths, groups)
-        ids = data.long()
-        parts = []
+        cfg = self.cfg
+        shape_map: torch.Tensor = self.shape_map  # type: ignore[assignment]
+        kinds = []  # (byte channel, n-grams, salt): raw bytes, then byte shapes
         if cfg.local_ngrams:
-            parts.append(
-                aligned_hashes(ids + 1, lengths, cfg.local_ngrams, 2 * MAX_N, exact_ops=exact)
-            )
+            kinds.append((data, cfg.local_ngrams, 2 * MAX_N))
         if cfg.shape_ngrams:
-            shaped = self.shape_map[ids].long() + 1  # type: ignore[index]
-            parts.append(
-                aligned_hashes(shaped, lengths, cfg.shape_ngrams, 3 * MAX_N, exact_ops=exact)
-            )
+            kinds.append((shape_map[data.long()], cfg.shape_ngrams, 3 * MAX_N))
+        if not self.use_bag:  # export: one Conv + one float64 MatMul for every kind
+            chans = [c.to(torch.float32) + 1 for c, _, _ in kinds]
+            return aligned_hashes_fused(chans, lengths, [(ng, salt) for _, ng, salt in kinds])
+        parts = [aligned_hashes(c.long() + 1, lengths, ng, salt) for c, ng, salt in kinds]
         return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
 
     def local_features(
