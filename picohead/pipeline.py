@@ -106,7 +106,6 @@ def _family_stage(
         calib_file.write_text(json.dumps(calib, indent=1) + "\n")
     test = load_manifest(corpus / "test.jsonl", spec, cache_dir=wcache)
     scores = onnx_test_report(files, spec, test)
-    (run_dir / "eval").mkdir(exist_ok=True)
     (run_dir / "eval" / "onnx-test.json").write_text(json.dumps(scores, indent=1) + "\n")
     return {
         t: {"bytes": s["bytes"], "mean_headline": s["mean_headline"]} for t, s in scores.items()
