@@ -16,12 +16,14 @@ export (``picohead_exporters``).
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +70,10 @@ class TrainConfig:
     crop_prob: float = 0.0
     crop_min: int = 8
     crop_max: int = 256
+    # Multilabel heads whose crops are relabelled instead of dropped: head name -> "module:function"
+    # called as f(excerpt_bytes, positive_label_names) -> the excerpt's label names, or None to
+    # leave the row unlabelled (e.g. {"risk": "picohead.data.risk:relabel_excerpt"}).
+    crop_relabel: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
@@ -109,6 +115,25 @@ def batch_labels(data: WindowData, idx: np.ndarray) -> Labels:
     )
 
 
+Relabeller = tuple[Callable[[bytes, list[str]], list[str] | None], tuple[str, ...]]
+
+
+def crop_relabellers(spec: ModelSpec, cfg: TrainConfig) -> dict[str, Relabeller]:
+    """Resolve ``cfg.crop_relabel`` to (function, the head's labels) per multilabel head."""
+    out: dict[str, Relabeller] = {}
+    heads = {h.name: h for h in spec.heads}
+    for name, ref in cfg.crop_relabel.items():
+        if name not in heads or not heads[name].multilabel:
+            raise ValueError(f"crop_relabel: {name!r} is not a multilabel head of this spec")
+        module, _, attr = ref.partition(":")
+        try:
+            fn = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as err:
+            raise ValueError(f"crop_relabel: cannot load {ref!r} ({err})") from err
+        out[name] = (fn, tuple(heads[name].labels))
+    return out
+
+
 def crop_batch(
     x: torch.Tensor,
     lengths: torch.Tensor,
@@ -116,13 +141,17 @@ def crop_batch(
     cfg: TrainConfig,
     rng: np.random.Generator,
     multilabel: set[str],
+    relabel: dict[str, Relabeller] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Cut a ``cfg.crop_prob`` share of the rows to short excerpts in place (see TrainConfig).
 
     Rows cut at offset 0 lose their multilabel (risk) labels; rows cut elsewhere keep only the
-    language heads. Offsets stay inside the head part of the window (the first half), so an
-    excerpt never spans the seam between a long file's head and tail.
+    language heads. A multilabel head in ``relabel`` is instead relabelled from the excerpt's
+    bytes at any offset (unlabelled where its function returns None). Offsets stay inside the
+    head part of the window (the first half), so an excerpt never spans the seam between a long
+    file's head and tail.
     """
+    relabel = relabel or {}
     n = x.shape[0]
     lens = lengths.numpy()
     rows = np.flatnonzero((rng.random(n) < cfg.crop_prob) & (lens > cfg.crop_min))
@@ -137,7 +166,16 @@ def crop_batch(
         x[r, k:] = 0
         lengths[r] = k
         for name, m in masks.items():
-            if name in multilabel or (off and name not in LANGUAGE_HEADS):
+            if name in relabel:
+                if m[r]:
+                    fn, names = relabel[name]
+                    y = labels[0][name]
+                    found = fn(bytes(x[r, :k].numpy()), [n for n, v in zip(names, y[r]) if v > 0.5])
+                    if found is None:
+                        m[r] = False
+                    else:
+                        y[r] = [float(n in found) for n in names]
+            elif name in multilabel or (off and name not in LANGUAGE_HEADS):
                 m[r] = False
     return x, lengths
 
@@ -346,6 +384,7 @@ def train(
     t_last, samples, loss_sum, loss_n = time.time(), 0, 0.0, 0
     stopped_early = False
     multilabel = {h.name for h in spec.heads if h.multilabel}
+    relabel = crop_relabellers(spec, cfg)
 
     def save(path: Path, extra: dict[str, Any]) -> None:
         tmp = path.with_suffix(".tmp")
@@ -374,7 +413,7 @@ def train(
             x, lengths = batch_tensors(train_data, idx)
             labels = batch_labels(train_data, idx)
             if cfg.crop_prob > 0:
-                x, lengths = crop_batch(x, lengths, labels, cfg, rng, multilabel)
+                x, lengths = crop_batch(x, lengths, labels, cfg, rng, multilabel, relabel)
             prepared = model.prepare(x, lengths)
             for g in opt.param_groups:
                 g["lr"] = lr_at(step, total, cfg)

@@ -101,7 +101,9 @@ def _blob(out: Path, r: dict[str, Any]) -> bytes:
     return (out / r["path"]).read_bytes()
 
 
-def stage_risk(recipe: Recipe, out: Path, n_pos: int) -> None:
+def stage_risk(recipe: Recipe, out: Path, n_pos: int, short_share: float = 0.0) -> None:
+    """Risk samples: real text with generated secrets (``n_pos`` per kind) or look-alikes inserted;
+    ``short_share`` of them are then cut to the few lines around the last insertion."""
     if stage_done(out, "gen_risk"):
         return
     store = BlobStore(out)
@@ -131,6 +133,7 @@ def stage_risk(recipe: Recipe, out: Path, n_pos: int) -> None:
             text = text[: text.rfind("\n") + 1] or text
         lang = h["labels"].get("code_lang")
         inserted: dict[str, str] = {}
+        line = ""
         if i < n_pos * len(kinds):
             if rng.random() < .5:  # look-alikes beside real secrets too (first: keep PEM intact)
                 key, val = risk.lookalike(rng)
@@ -139,12 +142,16 @@ def stage_risk(recipe: Recipe, out: Path, n_pos: int) -> None:
             todo = [main] + ([rng.choice(kinds)] if rng.random() < 0.25 else [])
             for k in todo:
                 key, val = risk.MAKERS[k](rng)
-                text = risk.insert(text, risk.assignment(lang, key, val, rng), rng)
+                line = risk.assignment(lang, key, val, rng)
+                text = risk.insert(text, line, rng)
                 inserted[k] = val
         else:
             for _ in range(rng.randrange(1, 4)):
                 key, val = risk.lookalike(rng)
-                text = risk.insert(text, risk.assignment(lang, key, val, rng), rng)
+                line = risk.assignment(lang, key, val, rng)
+                text = risk.insert(text, line, rng)
+        if rng.random() < short_share:
+            text = risk.excerpt(text, line, rng)
         data = text.encode("utf-8")
         # A later insertion can push an earlier secret out of the window: label what it shows.
         found = set(risk.detect(data)) | {k for k, v in inserted.items() if risk.visible(v, data)}
@@ -270,6 +277,7 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
         by_lab[key] += 1
         kept.append(r)
     recs = kept
+    _refresh_risk(out, recs)
     # a label whose samples come from only a few groups (e.g. one directory of one package) is
     # split by file instead, so it still gets validation and test samples
     min_groups = int(recipe.setting("min_groups_per_label", 20))
@@ -352,6 +360,18 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
     return card
 
 
+def _refresh_risk(out: Path, recs: list[dict[str, Any]]) -> None:
+    """Re-run the current detectors over harvested samples, so their risk labels follow
+    ``risk.detect`` even when the harvest stage was reused from a build with older detectors.
+    Generated samples keep theirs (the generator knows what it planted, e.g. phone numbers)."""
+    for r in recs:
+        if "risk" in r["labels"] and not r["source"].startswith(("risk:", "gen:")):
+            try:
+                r["labels"]["risk"] = risk.detect(_blob(out, r))
+            except OSError:
+                pass
+
+
 def _primary(r: dict[str, Any]) -> str:
     return next((f"{h}={r['labels'][h]}" for h in PRIMARY if h in r["labels"]), "?")
 
@@ -418,7 +438,8 @@ def build(recipe: Recipe, *, out: Path, cache: Path, jobs: int = 2) -> dict[str,
     failures: dict[str, str] = {}
     missing: list[str] = []
     stage_sources(recipe, out, cache, jobs, labels, failures)
-    stage_risk(recipe, out, int(recipe.setting("risk_per_label", 1500)))
+    stage_risk(recipe, out, int(recipe.setting("risk_per_label", 1500)),
+               float(recipe.setting("risk_short_share", 0.0)))
     stage_formats(recipe, out, cache, jobs, missing)
     random.seed(0)
     _ = stage_path

@@ -2,11 +2,14 @@
 
 ``detect`` labels what a model could see: it looks only at the first and last 1 KiB of a sample
 (the model's window). Documentation placeholders (example.com addresses, AWS's published example
-key) are deliberately *not* flagged. ``generate`` embeds provider-format API keys (with their
+key) are deliberately *not* flagged. The generator (``MAKERS``, ``lookalike``, ``assignment``,
+``insert`` and ``excerpt``, driven by the corpus build) embeds provider-format API keys (with their
 checksums where the format has one), HMAC-signed JWTs, PEM/OpenSSH private keys of several kinds,
 passwords in connection strings and configs, e-mail addresses and phone numbers in several national
 formats into real code, config and prose, and makes as many negatives that carry look-alikes:
-UUIDs, hashes, base64 and integrity blobs, lockfile lines, identifiers and placeholders.
+UUIDs, hashes, base64 and integrity blobs, lockfile lines, identifiers and placeholders; some
+samples are cut down to a few lines around the insertion, so short inputs are labelled too.
+``relabel_excerpt`` gives the flags of a training crop. Not here: the build's sampling and splits.
 """
 
 from __future__ import annotations
@@ -116,8 +119,8 @@ def _checksummed(rng: random.Random, prefix: str) -> str:
 
 
 def api_key(rng: random.Random) -> tuple[str, str]:
-    kind = rng.randrange(10)
-    if kind == 0:
+    kind = rng.randrange(11)
+    if kind in (0, 10):  # AWS twice: its example key is a common look-alike (see ``lookalike``)
         return "AWS_ACCESS_KEY_ID", "AKIA" + _rand(rng, 16, string.ascii_uppercase + "234567")
     if kind == 1:
         return "GITHUB_TOKEN", _checksummed(rng, rng.choice(["ghp_", "gho_", "ghs_"]))
@@ -137,7 +140,9 @@ def api_key(rng: random.Random) -> tuple[str, str]:
         return "NPM_TOKEN", _checksummed(rng, "npm_")
     if kind == 8:
         return "OPENAI_API_KEY", "sk-proj-" + _rand(rng, 48)
-    return "STRIPE_RESTRICTED_KEY", "rk_live_" + _rand(rng, 24)
+    if kind == 9:
+        return "STRIPE_RESTRICTED_KEY", "rk_live_" + _rand(rng, 24)
+    raise AssertionError(kind)
 
 
 def _b64url(b: bytes) -> str:
@@ -262,8 +267,10 @@ def lookalike(rng: random.Random) -> tuple[str, str]:
         return "integrity", "sha512-" + base64.b64encode(hashlib.sha512(str(r.random()).encode()).digest()).decode()
     if k == 4:
         return "blob", base64.b64encode(r.randbytes(r.randrange(24, 90))).decode()
-    if k == 5:
-        return "AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE"
+    if k == 5:  # AWS's published example key in a quarter of these: with it every time, example
+        # keys outnumbered generated AWS keys ~8:1 and the model learned that AKIA... is harmless
+        return "AWS_ACCESS_KEY_ID", ("AKIAIOSFODNN7EXAMPLE" if r.random() < 0.25 else r.choice(
+            ["${AWS_ACCESS_KEY_ID}", "<your-access-key-id>", "os.environ['AWS_ACCESS_KEY_ID']"]))
     if k == 6:
         return "AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
     if k == 7:
@@ -320,6 +327,36 @@ def assignment(lang: str | None, key: str, value: str, rng: random.Random) -> st
         label = key.replace("_", " ").lower()
         return rng.choice([f"{label}: {value}", f"{label} = {value}", f"{label.title()}: {value}."])
     return f"{lk} = {q}"
+
+
+def excerpt(text: str, line: str, rng: random.Random, context: int = 2) -> str:
+    """The lines of ``text`` holding ``line`` (an inserted assignment) plus up to ``context`` lines
+    on each side: a short sample such as a pasted snippet, a log line or a config fragment."""
+    at = text.find(line)
+    if at < 0:
+        return text
+    lines = text.split("\n")
+    first = text.count("\n", 0, at)
+    last = first + line.count("\n")
+    lo = max(0, first - rng.randrange(context + 1))
+    hi = min(len(lines), last + 1 + rng.randrange(context + 1))
+    return "\n".join(lines[lo:hi]) + "\n"
+
+
+def relabel_excerpt(excerpt: bytes, labels: list[str]) -> list[str] | None:
+    """Risk labels of an excerpt cut from a sample labelled ``labels``.
+
+    A flag stays only if the detector still finds it in the excerpt; an excerpt of a sample
+    without a flag has none. ``None`` when a flag the detectors cannot judge (phone numbers have
+    no detector: their labels come from the generator) is among ``labels``; the caller then
+    leaves the excerpt's flags unlabelled. Used for training crops (``TrainConfig.crop_relabel``).
+    """
+    if not labels:
+        return []
+    if any(name not in _PATTERNS for name in labels):
+        return None
+    seen = set(detect(excerpt))
+    return [name for name in labels if name in seen]
 
 
 def insert(host: str, line: str, rng: random.Random) -> str:

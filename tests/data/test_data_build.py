@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from picohead.data.build import build
+from picohead.data import risk
+from picohead.data.build import _refresh_risk, build
 from picohead.data.recipe import RecipeError, check_reserved, load_recipe, reserved_path
+from picohead.data.store import BlobStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "picohead" / "recipes" / "content" / "spec.json"
@@ -79,7 +81,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     recipe = {
         "name": "tiny", "version": 1,
         "settings": {"cap_per_source_label": 50, "cuts_per_file": 1, "per_format": 4,
-                     "risk_per_label": 3, "generators": GENERATORS, "min_groups_per_label": 0,
+                     "risk_per_label": 3, "risk_short_share": 0.5, "generators": GENERATORS, "min_groups_per_label": 0,
                      "min_per_split": {"train": 0, "val": 0, "test": 0}},
         "sources": [
             {"kind": "deb", "name": "pkg-a", "version": "1.0-1", "licence": "MIT",
@@ -175,3 +177,30 @@ def test_resume_skips_finished_stages(corpus: Path) -> None:
     stages = sorted((corpus / ".stages").glob("*.jsonl"))
     assert any(p.name.startswith("src_deb_pkg-a") for p in stages)
     assert any(p.name == "gen_svg.jsonl" for p in stages)
+
+
+def test_risk_samples_include_short_excerpts(corpus: Path) -> None:
+    recs = [r for r in _manifest(corpus) if r["source"].startswith("risk:")]
+    assert recs
+    texts = {r["id"]: (corpus / r["path"]).read_bytes() for r in recs}
+    short = [r for r in recs if texts[r["id"]].count(b"\n") <= 5]
+    assert short, "risk_short_share=0.5 made no excerpt"
+    for r in short:  # labels are recomputed on the excerpt, not inherited from the full file
+        got = set(risk.detect(texts[r["id"]]))
+        assert set(r["labels"]["risk"]) - {"phone"} == got - {"phone"}, texts[r["id"]][:200]
+
+
+def test_refresh_risk_relabels_harvested_samples_only(tmp_path: Path) -> None:
+    store = BlobStore(tmp_path)
+    leak = b"config:\n  contact: ops@acme-corp.io\n"
+    stale = store.record(leak, {"coarse": "code", "risk": []}, source="deb:x", group="g", prov={})
+    word = store.record(b"--password=SALASANA", {"risk": ["password"]}, source="npm:y", group="g",
+                        prov={})
+    planted = store.record(b"tel +44 20 7946 0958", {"risk": ["phone"]}, source="risk:deb:x",
+                           group="g", prov={})
+    binary = store.record(b"\x00\x01", {"coarse": "image"}, source="gen:images", group="g", prov={})
+    _refresh_risk(tmp_path, [stale, word, planted, binary])
+    assert stale["labels"]["risk"] == ["email"]  # the detector of this build sees it
+    assert word["labels"]["risk"] == []  # an older detector's label is dropped
+    assert planted["labels"]["risk"] == ["phone"]  # the generator's own label stands
+    assert "risk" not in binary["labels"]

@@ -9,7 +9,7 @@ import torch
 from picohead.models import build_model, slice_tier
 from picohead.models.steady import SHAPE_MAP
 from picohead.testing import toy_spec
-from picohead.train import TrainConfig, crop_batch
+from picohead.train import TrainConfig, crop_batch, crop_relabellers
 from picohead_runtime.spec import ModelSpec, SpecError
 from picohead_runtime.windows import batch_windows
 
@@ -129,6 +129,42 @@ def test_crop_batch_cuts_excerpts_and_drops_labels_they_cannot_back():
         assert not masks["risk"][r] and masks["text_lang"][r]
         at_start = src.startswith(bytes(x[r, :k].numpy()))
         assert masks["mime"][r] == at_start or at_start  # only start-anchored cuts keep mime
+
+
+def test_crop_batch_relabels_risk_from_the_excerpt():
+    """With ``crop_relabel``, a crop keeps a flag only where the detector still sees it, and a
+    crop of a row whose flags no detector can judge (phone) is left unlabelled, not negative."""
+    names = ("api_key", "jwt", "private_key", "password", "email", "phone")
+    key = b'TOKEN = "ghp_' + b"a1B2" * 9 + b'"\n'
+    wins = [key * 4, b"plain words and nothing else " * 8, b"call +44 20 7946 0958 today " * 8]
+    x, lengths = batch_windows(wins)
+    x, lengths = torch.from_numpy(x), torch.from_numpy(lengths)
+    y = np.zeros((3, len(names)), dtype=np.float32)
+    y[0, 0] = y[2, 5] = 1
+    spec = ModelSpec.from_dict(
+        {**toy_spec("steady"), "heads": [{"name": "risk", "kind": "multilabel", "labels": list(names)}]}
+    )
+    cfg = TrainConfig(crop_prob=1.0, crop_min=8, crop_max=60,
+                      crop_relabel={"risk": "picohead.data.risk:relabel_excerpt"})
+    relabel = crop_relabellers(spec, cfg)
+    seen = set()
+    for seed in range(40):
+        xb, lb = x.clone(), lengths.clone()
+        lab = ({"risk": y.copy()}, {"risk": np.ones(3, dtype=bool)})
+        xb, lb = crop_batch(xb, lb, lab, cfg, np.random.default_rng(seed), {"risk"}, relabel)
+        crop0 = bytes(xb[0, : int(lb[0])].numpy())
+        has_key = b"ghp_" + b"a1B2" * 9 in crop0
+        assert lab[1]["risk"][0] and lab[0]["risk"][0, 0] == float(has_key)
+        seen.add(has_key)
+        assert lab[1]["risk"][1] and not lab[0]["risk"][1].any()  # clean stays clean
+        assert not lab[1]["risk"][2]  # phone: unknown on the crop
+    assert seen == {True, False}  # both kinds of crop happened
+    bad = TrainConfig(crop_relabel={"mime": "picohead.data.risk:relabel_excerpt"})
+    with pytest.raises(ValueError, match="not a multilabel head"):
+        crop_relabellers(ModelSpec.from_dict(toy_spec("steady")), bad)
+    missing = TrainConfig(crop_relabel={"risk": "picohead.data.risk:no_such_function"})
+    with pytest.raises(ValueError, match="cannot load"):
+        crop_relabellers(spec, missing)
 
 
 def test_local_heads_route_the_detector_to_the_named_heads_only():
