@@ -150,12 +150,15 @@ def stage_risk(recipe: Recipe, out: Path, n_pos: int, short_share: float = 0.0) 
                 key, val = risk.lookalike(rng)
                 line = risk.assignment(lang, key, val, rng)
                 text = risk.insert(text, line, rng)
-        if rng.random() < short_share:
+        short = rng.random() < short_share
+        if short:
             text = risk.excerpt(text, line, rng)
         data = text.encode("utf-8")
         # A later insertion can push an earlier secret out of the window: label what it shows.
         found = set(risk.detect(data)) | {k for k, v in inserted.items() if risk.visible(v, data)}
-        labels = {k: v for k, v in h["labels"].items() if k != "risk"}
+        # An excerpt of a few lines is labelled for risk only: its host's language and format
+        # labels would put one- to five-line snippets into the per-file language scores.
+        labels = {k: v for k, v in h["labels"].items() if k != "risk" and not short}
         labels["risk"] = [k for k in risk.RISKS if k in found]
         prov = dict(h["prov"], generator="picohead.data.risk", host=h["id"])
         recs.append(store.record(data, labels, source=f"risk:{h['source']}", group=h["group"],

@@ -119,7 +119,7 @@ def test_labels_are_in_spec_and_coherent(corpus: Path) -> None:
             assert r["labels"]["coarse"] == "code"
     langs = {r["labels"].get("code_lang") for r in recs} | {r["labels"].get("text_lang") for r in recs}
     assert {"python", "go", "de", "fr"} <= langs
-    mimes = {r["labels"]["mime"] for r in recs}
+    mimes = {r["labels"].get("mime") for r in recs}
     assert {"image/svg+xml", "application/vnd.sqlite3"} <= mimes
     if HAVE_CRYPTO:
         assert "application/pkix-cert" in mimes
@@ -188,6 +188,7 @@ def test_risk_samples_include_short_excerpts(corpus: Path) -> None:
     for r in short:  # labels are recomputed on the excerpt, not inherited from the full file
         got = set(risk.detect(texts[r["id"]]))
         assert set(r["labels"]["risk"]) - {"phone"} == got - {"phone"}, texts[r["id"]][:200]
+        assert set(r["labels"]) == {"risk"}  # no host language/format labels on a snippet
 
 
 def test_refresh_risk_relabels_harvested_samples_only(tmp_path: Path) -> None:
