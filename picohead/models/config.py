@@ -81,15 +81,17 @@ class SteadyConfig:
     """The ``steady`` family: hashed byte n-grams, averaged, read by per-tier linear heads."""
 
     ngrams: tuple[int, ...] = (1, 2, 3, 4, 6, 8)  # n-gram lengths hashed from the raw bytes
+    # Few rows, many dims: at one table size, 1024 x 40 beat 4096 x 10 by ~10 points of code
+    # language (benchmarks/results/tier_shapes.md); dims must not shrink from tier to tier.
     buckets: dict[str, int] = field(
-        default_factory=lambda: {"tiny": 4096, "small": 8192, "base": 16384, "pro": 32768}
+        default_factory=lambda: {"tiny": 1024, "small": 4096, "base": 8192, "pro": 32768}
     )  # hash-table rows per tier (a tier hashes into the first k rows)
     dims: dict[str, int] = field(
-        default_factory=lambda: {"tiny": 12, "small": 16, "base": 24, "pro": 48}
+        default_factory=lambda: {"tiny": 32, "small": 32, "base": 48, "pro": 48}
     )  # embedding dims per tier (a Matryoshka prefix of the full embedding)
     hidden: int = 0  # 0: linear heads on the mean (byteSteady); >0: a GELU layer this wide first
     positions: int = 16  # n-grams starting in the first k bytes are also hashed with their offset
-    position_share: float = 0.25  # total weight of those positional n-grams in the mean
+    position_share: float = 0.1  # total weight of those positional n-grams in the mean
     # The local detector (off unless ``local_ngrams`` or ``shape_ngrams`` is set): per byte position,
     # the embeddings of the n-grams starting there are summed, passed through one ReLU layer and
     # max-pooled over the window, so one short pattern (a key prefix, an e-mail's shape) is not
