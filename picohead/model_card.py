@@ -297,7 +297,11 @@ def write_model_card(
             "| subset | head | " + " | ".join(tiers) + " |",
             "|---|---|" + "---|" * len(tiers),
         ]
-        for subset, head in (("text_lang_50B", "text_lang"), ("files_under_256B", "mime")):
+        for subset, head in (
+            ("text_lang_50B", "text_lang"),
+            ("files_under_256B", "mime"),
+            ("files_under_256B", "risk"),
+        ):
             cells = []
             for t in tiers.values():
                 m = t["short"].get(subset, {}).get(head)
