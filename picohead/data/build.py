@@ -367,12 +367,16 @@ def _refresh_risk(out: Path, recs: list[dict[str, Any]]) -> None:
     """Re-run the current detectors over harvested samples, so their risk labels follow
     ``risk.detect`` even when the harvest stage was reused from a build with older detectors.
     Generated samples keep theirs (the generator knows what it planted, e.g. phone numbers)."""
+    unreadable = 0
     for r in recs:
         if "risk" in r["labels"] and not r["source"].startswith(("risk:", "gen:")):
             try:
                 r["labels"]["risk"] = risk.detect(_blob(out, r))
             except OSError:
-                pass
+                unreadable += 1  # keeps the label its harvest gave it
+    if unreadable:
+        log.warning("risk labels not refreshed for %d samples whose blob could not be read",
+                    unreadable)
 
 
 def _primary(r: dict[str, Any]) -> str:
