@@ -97,8 +97,4 @@ def gather_digests(model: nn.Module, world: World) -> list[str]:
 
 def shutdown(world: World) -> None:
     if world.active and dist.is_initialized():
-        # Every rank reaches this point before any tears the group down: without the barrier, a
-        # rank that destroyed its gloo group while rank 0 was still writing its files sometimes
-        # aborted the other ("terminate called without an active exception"; ~1 run in 7).
-        dist.barrier()
         dist.destroy_process_group()
