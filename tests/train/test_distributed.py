@@ -37,7 +37,9 @@ def test_torchrun_two_processes(tmp_path):
         str(tmp_path / "cache"),
     ]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env)
-    assert p.returncode == 0, p.stderr[-3000:]
+    # Known flake (~1 run in 14, also before 2026-11-30): one rank aborts with "terminate called
+    # without an active exception"; stdout shows whether training had finished by then.
+    assert p.returncode == 0, p.stderr[-3000:] + "\n--- stdout ---\n" + p.stdout[-1500:]
     summaries = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
     assert len(summaries) == 1  # only rank 0 reports
     s = summaries[0]
