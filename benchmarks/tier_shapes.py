@@ -85,9 +85,8 @@ def main() -> None:
         )
         t0 = time.time()
         if not done:
-            wc = args.cache
-            tr = load_manifest(args.corpus / "train.jsonl", spec, cache_dir=wc)
-            va = load_manifest(args.corpus / "val.jsonl", spec, cache_dir=wc)
+            tr = load_manifest(args.corpus / "train.jsonl", spec, cache_dir=args.cache)
+            va = load_manifest(args.corpus / "val.jsonl", spec, cache_dir=args.cache)
             info = {"n_train": len(tr), "n_val": len(va), "train_sha256": tr.data_hash}
             train(spec, tr, va, run, cfg, resume=(run / "checkpoint.pt").exists(), data_info=info)
         last = json.loads(metrics.read_text().splitlines()[-1])

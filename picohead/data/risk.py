@@ -140,9 +140,7 @@ def api_key(rng: random.Random) -> tuple[str, str]:
         return "NPM_TOKEN", _checksummed(rng, "npm_")
     if kind == 8:
         return "OPENAI_API_KEY", "sk-proj-" + _rand(rng, 48)
-    if kind == 9:
-        return "STRIPE_RESTRICTED_KEY", "rk_live_" + _rand(rng, 24)
-    raise AssertionError(kind)
+    return "STRIPE_RESTRICTED_KEY", "rk_live_" + _rand(rng, 24)  # kind 9
 
 
 def _b64url(b: bytes) -> str:
