@@ -50,13 +50,18 @@ def test_gated_head_is_absent_when_gate_label_differs():
     assert row["risk"].labels == ()
 
 
-def test_below_threshold_is_unknown_with_reason_and_closes_gate():
+def test_below_threshold_is_unknown_with_reason_and_gate_follows_the_raw_answer():
     dec = Decoder(_spec(kind={"threshold": 0.8}))
-    (row,) = dec.decode(_probs([[0.6, 0.3, 0.1]], [[0.9, 0.05, 0.05]], [[0.1, 0.1]]))
-    kind = row["kind"]
+    rows = dec.decode(
+        _probs([[0.6, 0.3, 0.1], [0.3, 0.6, 0.1]], [[0.9, 0.05, 0.05]] * 2, [[0.1, 0.1]] * 2)
+    )
+    kind = rows[0]["kind"]
     assert kind.label == "unknown" and kind.raw == "code"
     assert "below the threshold" in kind.reason and "0.800" in kind.reason
-    assert "lang" not in row  # an unknown parent switches its gated children off
+    # an unsure parent still routes the input to the child its top-1 names ...
+    assert rows[0]["lang"].label == "python"
+    # ... and only to that one
+    assert rows[1]["kind"].label == "unknown" and "lang" not in rows[1]
 
 
 def test_label_thresholds_override_head_threshold():
@@ -120,7 +125,7 @@ def _reference(spec, probs, top_k):
         for h, p in zip(spec.heads, probs):
             if h.gate is not None:
                 parent = row.get(h.gate.head)
-                if parent is None or parent["label"] not in h.gate.labels:
+                if parent is None or parent["raw"] not in h.gate.labels:
                     continue
             vals = [float(v) for v in p[r]]
             if h.multilabel:
