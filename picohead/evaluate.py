@@ -47,6 +47,10 @@ def softmax_metrics(
         }
         if support:
             f1s.append(f)
+    # what the runtime answers: ``unknown`` below the calibrated threshold of the top-1 label
+    e = np.exp(logits - logits.max(-1, keepdims=True))
+    top1 = e.max(-1) / e.sum(-1)
+    answered = top1 >= np.array([head.threshold_for(lab) for lab in head.labels])[pred] - 1e-9
     k = len(head.labels)
     matrix = np.bincount(y.astype(np.int64) * k + pred, minlength=k * k).reshape(k, k)
     conf = Counter(
@@ -56,6 +60,10 @@ def softmax_metrics(
         "n": n,
         "accuracy": round(float((pred == y).mean()) if n else 0.0, 4),
         "macro_f1": round(float(np.mean(f1s)) if f1s else 0.0, 4),
+        "coverage": round(float(answered.mean()) if n else 0.0, 4),
+        "accuracy_answered": round(
+            float((pred == y)[answered].mean()) if answered.any() else 0.0, 4
+        ),
         "per_class": per_class,
         "confusions": [[t, p, c] for (t, p), c in conf.most_common(top_confusions)],
         "matrix": matrix.tolist(),  # rows: true label, columns: predicted (label order of the head)

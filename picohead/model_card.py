@@ -290,6 +290,24 @@ def write_model_card(
                 m = t["heads"].get(h)
                 cells.append(f"{_pct(headline(m))} ({_pct(m['macro_f1'])})" if m else "–")
             L.append(f"| {h} | " + " | ".join(cells) + " |")
+        answered = [
+            h for h in heads if all("coverage" in t["heads"].get(h, {}) for t in tiers.values())
+        ]
+        if answered:
+            L += [
+                "",
+                "What the runtime answers under the calibrated thresholds (below them a head says "
+                "`unknown`): coverage, then accuracy of the answers given, test split, %.",
+                "",
+                "| head | " + " | ".join(tiers) + " |",
+                "|---|" + "---|" * len(tiers),
+            ]
+            for h in answered:
+                cells = [
+                    f"{_pct(t['heads'][h]['coverage'])} / {_pct(t['heads'][h]['accuracy_answered'])}"
+                    for t in tiers.values()
+                ]
+                L.append(f"| {h} | " + " | ".join(cells) + " |")
         L += [
             "",
             "Short inputs:",
