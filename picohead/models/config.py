@@ -92,6 +92,11 @@ class SteadyConfig:
     hidden: int = 0  # 0: linear heads on the mean (byteSteady); >0: a GELU layer this wide first
     positions: int = 16  # n-grams starting in the first k bytes are also hashed with their offset
     position_share: float = 0.1  # total weight of those positional n-grams in the mean
+    # Two means instead of one: the plain n-grams' and the positional n-grams' (side by side, so
+    # the heads read 2 x dims features and each head learns its own mix: MIME leans on magic
+    # bytes at fixed offsets, the language heads on the plain n-grams). position_share is then
+    # unused. Needs positions > 0 and hidden == 0.
+    position_split: bool = False
     # The local detector (off unless ``local_ngrams`` or ``shape_ngrams`` is set): per byte position,
     # the embeddings of the n-grams starting there are summed, passed through one ReLU layer and
     # max-pooled over the window, so one short pattern (a key prefix, an e-mail's shape) is not
@@ -121,6 +126,10 @@ class SteadyConfig:
         _tier_map(self.dims, tiers, "dims")
         if not 0 <= self.position_share < 1 or self.positions < 0:
             raise SpecError("arch: positions must be >= 0 and position_share in [0, 1)")
+        if not isinstance(self.position_split, bool):
+            raise SpecError("arch.position_split: must be true or false")
+        if self.position_split and (self.positions < 1 or self.hidden):
+            raise SpecError("arch.position_split: needs positions >= 1 and hidden 0")
         if not self.ngrams or any(n < 1 or n > 16 for n in self.ngrams):
             raise SpecError("arch.ngrams: must be a non-empty list of n-gram lengths in 1..16")
         if any(n < 1 or n > 16 for n in (*self.local_ngrams, *self.shape_ngrams)):

@@ -71,14 +71,17 @@ def ngram_hashes(
     positions: int = 0,
     position_share: float = 0.0,
     exact_ops: bool = False,
+    split: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """31-bit hashes ``[B, N]`` (int64) of every n-gram, and float weights (0 for invalid ones).
 
     ``h_n = (h_{n-1} * BASE + byte + 1) mod 2**31``, then ``(h_n * mult_n) mod 2**31``. The n-grams
     starting in the first ``positions`` bytes are hashed a second time together with their offset
     (magic numbers live at fixed offsets); those weigh ``position_share`` of the mean in total, so
-    a long file does not dilute them. With ``exact_ops`` the modulo is written as ``%`` (ONNX Mod)
-    instead of ``&``; for these non-negative values both give the same bits (tested).
+    a long file does not dilute them. With ``split`` the weights are ``[B, 2, N]`` instead: the
+    plain n-grams' (positional ones 0), then the positional n-grams' (plain ones 0), for two
+    separate means (``position_share`` is unused). With ``exact_ops`` the modulo is written as
+    ``%`` (ONNX Mod) instead of ``&``; for these non-negative values both give the same bits.
     """
     ids = data.long() + 1  # 1..256, so a zero byte still moves the hash
     pos = torch.arange(data.shape[1], device=data.device).unsqueeze(0)
@@ -96,6 +99,10 @@ def ngram_hashes(
             pos_mask.append(p <= (limit - n))
     hashes = torch.cat(out_h, dim=1)
     weights = torch.cat(out_mask, dim=1).to(torch.float32)
+    if positions and split:
+        pw = torch.cat(pos_mask, dim=1).to(torch.float32)
+        hashes = torch.cat((hashes, torch.cat(pos_h, dim=1)), dim=1)
+        return hashes, _two_means(weights, pw, dim=1)
     if positions and position_share > 0:
         pw = torch.cat(pos_mask, dim=1).to(torch.float32)
         n_reg = weights.sum(1, keepdim=True)
@@ -105,6 +112,17 @@ def ngram_hashes(
         hashes = torch.cat((hashes, torch.cat(pos_h, dim=1)), dim=1)
         weights = torch.cat((weights, pw * scale), dim=1)
     return hashes, weights
+
+
+def _two_means(plain: torch.Tensor, positional: torch.Tensor, dim: int) -> torch.Tensor:
+    """Weights for two means over ``cat((plain, positional), dim)``, stacked just before ``dim``."""
+    return torch.stack(
+        (
+            torch.cat((plain, torch.zeros_like(positional)), dim=dim),
+            torch.cat((torch.zeros_like(plain), positional), dim=dim),
+        ),
+        dim=dim,
+    )
 
 
 @functools.lru_cache(maxsize=32)
@@ -142,10 +160,12 @@ def ngram_hashes_fused(
     *,
     positions: int = 0,
     position_share: float = 0.0,
+    split: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The same hashes and weights as :func:`ngram_hashes` (as exact float64 integers), as
     ``[B, K, L + P]`` (one row per n: its plain then its positional n-grams) and with extra
-    zero-weight entries: the export path, ~25 ONNX nodes instead of ~130.
+    zero-weight entries: the export path, ~25 ONNX nodes instead of ~130. With ``split`` the
+    weights are ``[B, K, 2, L + P]`` (plain, then positional).
 
     The rolling hash is a polynomial modulo 2**31, so every hash (plain, and positional with its
     offset term) is ``(sum_j byte[i + j] * c_j) mod 2**31`` with constants ``c_j < 2**31``: one
@@ -162,6 +182,10 @@ def ngram_hashes_fused(
     win, valid = conv_windows([data.to(torch.float32) + 1], lengths, (max(ngrams),), ngrams)
     hashes = _wrap_float(torch.matmul(plain, win))  # [B, K, L]
     weights = valid
+    if positions and split:
+        head = win[:, :, :positions]
+        ph = _wrap_float(torch.matmul(posc, head) + offs[:, : head.shape[2]])
+        return torch.cat((hashes, ph), dim=2), _two_means(weights, valid[:, :, :positions], dim=2)
     if positions and position_share > 0:
         head = win[:, :, :positions]  # [B, maxn, P], P = min(positions, L)
         ph = _wrap_float(torch.matmul(posc, head) + offs[:, : head.shape[2]])  # [B, K, P]
@@ -354,8 +378,8 @@ class SteadyModel(nn.Module):
         if cfg.hidden:
             self.hidden = SlimLinear(dim, cfg.hidden)
             head_dims = {t: cfg.hidden for t in cfg.dims}
-        else:
-            head_dims = dict(cfg.dims)
+        else:  # the mean (two with position_split) feeds the heads directly
+            head_dims = {t: d * (2 if cfg.position_split else 1) for t, d in cfg.dims.items()}
         if cfg.local:
             ldim = max(cfg.local_dims.values())
             self.local_table = nn.Parameter(torch.randn(cfg.local_buckets, ldim) * 0.1)
@@ -394,12 +418,27 @@ class SteadyModel(nn.Module):
         idx = buckets_of(h, rows, exact_ops=exact)
         table = self.table[:rows, : cfg.dims[tier]]
         weights = weights.to(table.dtype)
+        if cfg.position_split:
+            z = self._two_means(idx, weights, table)
+        else:
+            z = self._mean(idx, weights, table)
+        if cfg.hidden:
+            z = F.gelu(self.hidden(z, cfg.hidden))
+        if not cfg.local_heads:
+            det = self._detector(data, lengths, tier, prepared)
+            if det is not None:
+                z = torch.cat((z, det), dim=1)
+        return z  # with ``local_heads``, the detector is passed to those heads separately
+
+    def _mean(self, idx: torch.Tensor, weights: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+        """``[B, D]``: the weighted mean of the table rows of every n-gram."""
+        rows = table.shape[0]
         cnt = weights.flatten(1).sum(1, keepdim=True).clamp(min=1.0)
         if self.use_bag or rows <= EXPORT_BAG_ROWS:
             # Per-row bucket counts times the table; no sort, no [B, N, D] tensor. Exported too
             # (ScatterElements 'add' + MatMul) while the table is small: reading [rows, dim] once
             # is far cheaper than gathering a row per n-gram (~12k for a 2 KB window).
-            counts = torch.zeros(h.shape[0], rows, dtype=table.dtype, device=h.device)
+            counts = torch.zeros(idx.shape[0], rows, dtype=table.dtype, device=idx.device)
             total = counts.scatter_add_(1, idx.flatten(1), weights.flatten(1)) @ table
         else:
             # Export only (hashes [B, K, N] from ngram_hashes_fused): one weighted sum per n-gram
@@ -408,14 +447,29 @@ class SteadyModel(nn.Module):
             # kind (~2k rows) the drift is a fraction of that, with no float64 [B, N, D] copy.
             emb = F.embedding(idx, table)  # [B, K, N, D]
             total = torch.matmul(weights.unsqueeze(2), emb).sum(1).squeeze(1)
-        z = total / cnt
-        if cfg.hidden:
-            z = F.gelu(self.hidden(z, cfg.hidden))
-        if not cfg.local_heads:
-            det = self._detector(data, lengths, tier, prepared)
-            if det is not None:
-                z = torch.cat((z, det), dim=1)
-        return z  # with ``local_heads``, the detector is passed to those heads separately
+        return total / cnt
+
+    def _two_means(
+        self, idx: torch.Tensor, weights: torch.Tensor, table: torch.Tensor
+    ) -> torch.Tensor:
+        """``[B, 2 D]``: the plain n-grams' mean, then the positional n-grams' (``position_split``).
+
+        ``weights`` is ``[B, 2, N]`` (training) or ``[B, K, 2, N]`` (export, ``idx`` ``[B, K, N]``).
+        """
+        rows = table.shape[0]
+        if weights.dim() == 4:
+            w2 = weights.transpose(1, 2).flatten(2)  # [B, 2, K N], in idx.flatten(1)'s order
+        else:
+            w2 = weights
+        cnt = w2.sum(2, keepdim=True).clamp(min=1.0)  # [B, 2, 1]
+        if self.use_bag or rows <= EXPORT_BAG_ROWS:
+            flat = idx.flatten(1).unsqueeze(1).expand(-1, 2, -1)
+            counts = torch.zeros(idx.shape[0], 2, rows, dtype=table.dtype, device=idx.device)
+            total = counts.scatter_add_(2, flat, w2) @ table  # [B, 2, D]
+        else:
+            emb = F.embedding(idx, table)  # [B, K, N, D]
+            total = torch.matmul(weights, emb).sum(1)  # [B, K, 2, N] @ [B, K, N, D] -> [B, 2, D]
+        return (total / cnt).flatten(1)
 
     def _detector(
         self,
@@ -525,7 +579,13 @@ class SteadyModel(nn.Module):
                 cfg.ngrams,
                 positions=cfg.positions,
                 position_share=cfg.position_share,
+                split=cfg.position_split,
             )
         return ngram_hashes(
-            data, lengths, cfg.ngrams, positions=cfg.positions, position_share=cfg.position_share
+            data,
+            lengths,
+            cfg.ngrams,
+            positions=cfg.positions,
+            position_share=cfg.position_share,
+            split=cfg.position_split,
         )

@@ -268,3 +268,31 @@ def test_steady_local_detector_round_trip(tmp_path, local_heads):
         report = export_tier(model, spec, tier, out=tmp_path, precision="fp32", latency_runs=5)
         assert report.ok, report.failures
         check_round_trip(model, spec, tier, report.path)
+
+
+@pytest.mark.slow
+def test_steady_position_split_round_trip(tmp_path):
+    """arch.position_split (a plain and a positional mean side by side) exports with parity on
+    both of the export's mean paths: bucket counts (tiny's table) and gathers (small's 16384
+    rows, over EXPORT_BAG_ROWS)."""
+    import torch
+
+    from picohead.models import build_model
+    from picohead.testing import toy_spec
+    from picohead_exporters import export_tier
+    from picohead_runtime.spec import ModelSpec
+
+    d = toy_spec("steady")
+    d["arch"] = {
+        **d["arch"],
+        "positions": 16,
+        "position_split": True,
+        "buckets": {"tiny": 512, "small": 16384},
+    }
+    spec = ModelSpec.from_dict(d)
+    torch.manual_seed(4)
+    model = build_model(spec).eval()
+    for tier in spec.tiers:
+        report = export_tier(model, spec, tier, out=tmp_path, precision="fp32", latency_runs=5)
+        assert report.ok, report.failures
+        check_round_trip(model, spec, tier, report.path)

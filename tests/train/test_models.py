@@ -12,7 +12,7 @@ from picohead.models.steady import (
     ngram_hashes_fused,
 )
 from picohead.testing import toy_spec
-from picohead_runtime.spec import ModelSpec
+from picohead_runtime.spec import ModelSpec, SpecError
 from picohead_runtime.windows import batch_windows
 
 
@@ -122,9 +122,16 @@ def test_fused_export_hashes_are_the_same_multiset(ngrams, positions, share):
         assert int(buckets_of(hf, buckets, exact_ops=True).max()) < buckets
 
 
-def test_steady_export_path_matches_training_path():
+def _split_spec() -> ModelSpec:
+    d = _default_spec("steady").to_dict()
+    d["arch"] = {"position_split": True}
+    return ModelSpec.from_dict(d)
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_steady_export_path_matches_training_path(split):
     torch.manual_seed(0)
-    spec = _default_spec("steady")
+    spec = _split_spec() if split else _default_spec("steady")
     model = build_model(spec).eval()
     x, lengths, _ = _batch(3)
     with torch.no_grad():
@@ -150,3 +157,37 @@ def test_bytes_attention_depth_per_tier():
     d["arch"] = {"attn_layers": 2}
     old = config_from_spec(ModelSpec.from_dict(d))
     assert isinstance(old, BytesConfig) and set(old.attn_depth.values()) == {2}
+
+
+def test_position_split_two_means():
+    """With position_split the features are the plain mean, then the positional mean."""
+    torch.manual_seed(0)
+    spec = _split_spec()
+    model = build_model(spec).eval()
+    rng = np.random.default_rng(5)
+    body = rng.integers(0, 256, 600, dtype=np.uint8).tobytes()
+    other = rng.integers(0, 256, 600, dtype=np.uint8).tobytes()
+    magic = b"\x89PNG\r\n\x1a\n" + bytes(32)
+    x, lengths = batch_windows([magic + body, magic + other, b"GIF89a" + bytes(34) + body])
+    x, lengths = torch.from_numpy(x), torch.from_numpy(lengths)
+    with torch.no_grad():
+        for tier in spec.tiers:
+            z = model.features(x, lengths, tier)
+            d = model.cfg.dims[tier]
+            assert z.shape == (3, 2 * d)
+            plain, positional = z[:, :d], z[:, d:]
+            # the same first 40 bytes: the same positional mean, whatever follows
+            torch.testing.assert_close(positional[0], positional[1], rtol=0, atol=1e-6)
+            assert not torch.allclose(positional[0], positional[2])
+            assert not torch.allclose(plain[0], plain[1])
+            sliced, _ = slice_tier(model, spec, tier)
+            for h, v in model(x, lengths, tier).items():
+                torch.testing.assert_close(v, sliced(x, lengths, tier)[h], rtol=0, atol=0)
+
+
+def test_position_split_needs_positions_and_no_hidden():
+    d = _default_spec("steady").to_dict()
+    for arch in ({"position_split": True, "positions": 0}, {"position_split": True, "hidden": 8}):
+        d["arch"] = arch
+        with pytest.raises(SpecError, match="position_split"):
+            build_model(ModelSpec.from_dict(d))
