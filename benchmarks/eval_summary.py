@@ -6,6 +6,10 @@ latency, code / text / MIME accuracy, MIME on files < 256 B, text on 50-byte cut
 (all inputs and inputs < 256 B), per-flag F1 and the look-alike rate. It computes nothing new.
 
     python benchmarks/eval_summary.py NAME=RUN_DIR [NAME=RUN_DIR ...] --out results/x.json
+
+``--torch NAME=REPORT`` adds a run that has no exported files (a family whose tiers all missed the
+export gates) from its torch evaluation (``picohead eval RUN --json > REPORT``): per tier and
+head, accuracy (micro-F1 for risk), fp32, no calibration.
 """
 
 from __future__ import annotations
@@ -44,8 +48,24 @@ def main() -> None:
     ap.add_argument("runs", nargs="+", help="NAME=RUN_DIR (its eval/onnx-test.json is read)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--note", default="")
+    ap.add_argument(
+        "--torch", action="append", default=[], help="NAME=REPORT (picohead eval --json)"
+    )
     args = ap.parse_args()
     doc: dict[str, Any] = {"note": args.note, "runs": {}}
+    for item in args.torch:
+        name, _, report = item.partition("=")
+        r = json.loads(Path(report).read_text())
+        doc.setdefault("torch", {})[name] = {
+            "report": report,
+            "n_samples": r["n_samples"],
+            "tiers": {
+                tier: {
+                    h: round(m.get("accuracy", m.get("micro_f1", 0.0)), 4) for h, m in hs.items()
+                }
+                for tier, hs in r["tiers"].items()
+            },
+        }
     for item in args.runs:
         name, _, run = item.partition("=")
         path = Path(run) / "eval" / "onnx-test.json"
