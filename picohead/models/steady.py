@@ -572,16 +572,9 @@ class SteadyModel(nn.Module):
         self, data: torch.Tensor, lengths: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         cfg = self.cfg
-        if not self.use_bag:  # export: the same hashes in a few ONNX nodes
-            return ngram_hashes_fused(
-                data,
-                lengths,
-                cfg.ngrams,
-                positions=cfg.positions,
-                position_share=cfg.position_share,
-                split=cfg.position_split,
-            )
-        return ngram_hashes(
+        # export: the same hashes in a few ONNX nodes
+        hashes = ngram_hashes if self.use_bag else ngram_hashes_fused
+        return hashes(
             data,
             lengths,
             cfg.ngrams,

@@ -244,11 +244,7 @@ def test_fp16_for_cuda_keeps_float32_outputs(tmp_path):
 def test_steady_local_detector_round_trip(tmp_path, local_heads):
     """The max-pooled local detector (arch.local_ngrams / shape_ngrams) exports with parity,
     read by every head or routed to the named ones."""
-    import torch
-
-    from picohead.models import build_model
     from picohead.testing import toy_spec
-    from picohead_exporters import export_tier
     from picohead_runtime.spec import ModelSpec
 
     d = toy_spec("steady")
@@ -261,11 +257,20 @@ def test_steady_local_detector_round_trip(tmp_path, local_heads):
         "local_hidden": {"tiny": 0, "small": 12},
         "local_heads": local_heads,
     }
-    spec = ModelSpec.from_dict(d)
-    torch.manual_seed(3)
+    _export_every_tier_fp32(ModelSpec.from_dict(d), 3, tmp_path)
+
+
+def _export_every_tier_fp32(spec: Any, seed: int, out: Path) -> None:
+    """A random model of ``spec``: every tier exports at fp32 and round-trips with parity."""
+    import torch
+
+    from picohead.models import build_model
+    from picohead_exporters import export_tier
+
+    torch.manual_seed(seed)
     model = build_model(spec).eval()
     for tier in spec.tiers:
-        report = export_tier(model, spec, tier, out=tmp_path, precision="fp32", latency_runs=5)
+        report = export_tier(model, spec, tier, out=out, precision="fp32", latency_runs=5)
         assert report.ok, report.failures
         check_round_trip(model, spec, tier, report.path)
 
@@ -275,11 +280,7 @@ def test_steady_position_split_round_trip(tmp_path):
     """arch.position_split (a plain and a positional mean side by side) exports with parity on
     both of the export's mean paths: bucket counts (tiny's table) and gathers (small's 16384
     rows, over EXPORT_BAG_ROWS)."""
-    import torch
-
-    from picohead.models import build_model
     from picohead.testing import toy_spec
-    from picohead_exporters import export_tier
     from picohead_runtime.spec import ModelSpec
 
     d = toy_spec("steady")
@@ -289,10 +290,4 @@ def test_steady_position_split_round_trip(tmp_path):
         "position_split": True,
         "buckets": {"tiny": 512, "small": 16384},
     }
-    spec = ModelSpec.from_dict(d)
-    torch.manual_seed(4)
-    model = build_model(spec).eval()
-    for tier in spec.tiers:
-        report = export_tier(model, spec, tier, out=tmp_path, precision="fp32", latency_runs=5)
-        assert report.ok, report.failures
-        check_round_trip(model, spec, tier, report.path)
+    _export_every_tier_fp32(ModelSpec.from_dict(d), 4, tmp_path)
