@@ -68,7 +68,8 @@ def _manifests(data: Path, val: Path | None) -> tuple[Path, Path | None]:
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("cache/windows"),
     show_default=True,
-    help="Cache of preprocessed windows.",
+    help="Cache of preprocessed windows; with --recipe, the root of every cache (downloads, "
+    "extracted packages, windows; default cache/).",
 )
 @click.option("--resume", is_flag=True, help="Continue the run in --out from its checkpoint.")
 @click.option(
@@ -105,9 +106,11 @@ def train_cmd(
     if recipe:
         from picohead.pipeline import run_recipe
 
+        given = click.get_current_context().get_parameter_source("cache_dir")
         result = run_recipe(
             recipe,
             corpus=data or Path("corpus"),
+            cache=cache_dir if given == click.core.ParameterSource.COMMANDLINE else Path("cache"),
             runs=out_dir or Path("runs"),
             bundle=bundle,
             card=Path("MODEL_CARD.md") if bundle else None,
