@@ -33,8 +33,9 @@ def tier_spec(spec: ModelSpec, tier: str) -> ModelSpec:
     spec.check_tier(tier)
     full = with_full_arch(spec)
     arch = dict(full.arch)
-    for key in ("widths", "buckets", "dims", "local_dims", "local_hidden", "attn_depth"):
-        if key in arch:
+    per_tier = ("widths", "buckets", "dims", "local_dims", "local_hidden", "attn_depth")
+    for key in (*per_tier, "position_rows"):
+        if arch.get(key):  # position_rows may be empty (positional n-grams share the table)
             arch[key] = {tier: arch[key][tier]}
     if "attn_depth" in arch:  # the standalone tier holds only the layers it runs
         arch["attn_layers"] = arch["attn_depth"][tier]

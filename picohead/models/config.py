@@ -97,6 +97,9 @@ class SteadyConfig:
     # bytes at fixed offsets, the language heads on the plain n-grams). position_share is then
     # unused. Needs positions > 0 and hidden == 0.
     position_split: bool = False
+    # With position_split: hash-table rows per tier for the positional n-grams alone (a table of
+    # their own, so they stop sharing rows with the plain n-grams); empty: they share the table.
+    position_rows: dict[str, int] = field(default_factory=dict)
     # The local detector (off unless ``local_ngrams`` or ``shape_ngrams`` is set): per byte position,
     # the embeddings of the n-grams starting there are summed, passed through one ReLU layer and
     # max-pooled over the window, so one short pattern (a key prefix, an e-mail's shape) is not
@@ -130,6 +133,14 @@ class SteadyConfig:
             raise SpecError("arch.position_split: must be true or false")
         if self.position_split and (self.positions < 1 or self.hidden):
             raise SpecError("arch.position_split: needs positions >= 1 and hidden 0")
+        if self.position_rows:
+            if not self.position_split:
+                raise SpecError("arch.position_rows: needs position_split")
+            for t, b in _tier_map(self.position_rows, tiers, "position_rows").items():
+                if b & (b - 1) or b < 2 or b > 2**24:
+                    raise SpecError(
+                        f"arch.position_rows.{t}: {b} must be a power of two in [2, 2**24]"
+                    )
         if not self.ngrams or any(n < 1 or n > 16 for n in self.ngrams):
             raise SpecError("arch.ngrams: must be a non-empty list of n-gram lengths in 1..16")
         if any(n < 1 or n > 16 for n in (*self.local_ngrams, *self.shape_ngrams)):

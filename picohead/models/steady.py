@@ -375,6 +375,8 @@ class SteadyModel(nn.Module):
         self.use_bag = True
         rows, dim = max(cfg.buckets.values()), max(cfg.dims.values())
         self.table = nn.Parameter(torch.randn(rows, dim) * 0.1)
+        if cfg.position_rows:  # position_split's own table for the positional n-grams
+            self.pos_table = nn.Parameter(torch.randn(max(cfg.position_rows.values()), dim) * 0.1)
         if cfg.hidden:
             self.hidden = SlimLinear(dim, cfg.hidden)
             head_dims = {t: cfg.hidden for t in cfg.dims}
@@ -418,10 +420,18 @@ class SteadyModel(nn.Module):
         idx = buckets_of(h, rows, exact_ops=exact)
         table = self.table[:rows, : cfg.dims[tier]]
         weights = weights.to(table.dtype)
-        if cfg.position_split:
-            z = self._two_means(idx, weights, table)
-        else:
+        if not cfg.position_split:
             z = self._mean(idx, weights, table)
+        else:  # weights [B, 2, N] (training) / [B, K, 2, N] (export): plain, then positional
+            plain, positional = weights.select(-2, 0), weights.select(-2, 1)
+            if cfg.position_rows:  # the positional n-grams have a table of their own
+                prow = cfg.position_rows[tier]
+                pidx = buckets_of(h, prow, exact_ops=exact)
+                ptable = self.pos_table[:prow, : cfg.dims[tier]]
+                pos_mean = self._mean(pidx, positional, ptable)
+            else:
+                pos_mean = self._mean(idx, positional, table)
+            z = torch.cat((self._mean(idx, plain, table), pos_mean), dim=1)
         if cfg.hidden:
             z = F.gelu(self.hidden(z, cfg.hidden))
         if not cfg.local_heads:
@@ -448,28 +458,6 @@ class SteadyModel(nn.Module):
             emb = F.embedding(idx, table)  # [B, K, N, D]
             total = torch.matmul(weights.unsqueeze(2), emb).sum(1).squeeze(1)
         return total / cnt
-
-    def _two_means(
-        self, idx: torch.Tensor, weights: torch.Tensor, table: torch.Tensor
-    ) -> torch.Tensor:
-        """``[B, 2 D]``: the plain n-grams' mean, then the positional n-grams' (``position_split``).
-
-        ``weights`` is ``[B, 2, N]`` (training) or ``[B, K, 2, N]`` (export, ``idx`` ``[B, K, N]``).
-        """
-        rows = table.shape[0]
-        if weights.dim() == 4:
-            w2 = weights.transpose(1, 2).flatten(2)  # [B, 2, K N], in idx.flatten(1)'s order
-        else:
-            w2 = weights
-        cnt = w2.sum(2, keepdim=True).clamp(min=1.0)  # [B, 2, 1]
-        if self.use_bag or rows <= EXPORT_BAG_ROWS:
-            flat = idx.flatten(1).unsqueeze(1).expand(-1, 2, -1)
-            counts = torch.zeros(idx.shape[0], 2, rows, dtype=table.dtype, device=idx.device)
-            total = counts.scatter_add_(2, flat, w2) @ table  # [B, 2, D]
-        else:
-            emb = F.embedding(idx, table)  # [B, K, N, D]
-            total = torch.matmul(weights, emb).sum(1)  # [B, K, 2, N] @ [B, K, N, D] -> [B, 2, D]
-        return (total / cnt).flatten(1)
 
     def _detector(
         self,

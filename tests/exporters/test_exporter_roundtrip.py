@@ -276,10 +276,11 @@ def _export_every_tier_fp32(spec: Any, seed: int, out: Path) -> None:
 
 
 @pytest.mark.slow
-def test_steady_position_split_round_trip(tmp_path):
+@pytest.mark.parametrize("position_rows", [{}, {"tiny": 64, "small": 256}])
+def test_steady_position_split_round_trip(tmp_path, position_rows):
     """arch.position_split (a plain and a positional mean side by side) exports with parity on
     both of the export's mean paths: bucket counts (tiny's table) and gathers (small's 16384
-    rows, over EXPORT_BAG_ROWS)."""
+    rows, over EXPORT_BAG_ROWS); with position_rows, the positional n-grams' own table too."""
     from picohead.testing import toy_spec
     from picohead_runtime.spec import ModelSpec
 
@@ -288,6 +289,7 @@ def test_steady_position_split_round_trip(tmp_path):
         **d["arch"],
         "positions": 16,
         "position_split": True,
+        "position_rows": position_rows,
         "buckets": {"tiny": 512, "small": 16384},
     }
     _export_every_tier_fp32(ModelSpec.from_dict(d), 4, tmp_path)

@@ -122,16 +122,23 @@ def test_fused_export_hashes_are_the_same_multiset(ngrams, positions, share):
         assert int(buckets_of(hf, buckets, exact_ops=True).max()) < buckets
 
 
-def _split_spec() -> ModelSpec:
+POS_ROWS = {"tiny": 64, "small": 256, "base": 512, "pro": 512}
+
+
+def _split_spec(position_rows: dict[str, int] | None = None) -> ModelSpec:
     d = _default_spec("steady").to_dict()
-    d["arch"] = {"position_split": True}
+    d["arch"] = {"position_split": True, "position_rows": position_rows or {}}
     return ModelSpec.from_dict(d)
 
 
-@pytest.mark.parametrize("split", [False, True])
+@pytest.mark.parametrize("split", ["none", "shared", "own_table"])
 def test_steady_export_path_matches_training_path(split):
     torch.manual_seed(0)
-    spec = _split_spec() if split else _default_spec("steady")
+    spec = {
+        "none": _default_spec("steady"),
+        "shared": _split_spec(),
+        "own_table": _split_spec(POS_ROWS),
+    }[split]
     model = build_model(spec).eval()
     x, lengths, _ = _batch(3)
     with torch.no_grad():
@@ -159,10 +166,12 @@ def test_bytes_attention_depth_per_tier():
     assert isinstance(old, BytesConfig) and set(old.attn_depth.values()) == {2}
 
 
-def test_position_split_two_means():
-    """With position_split the features are the plain mean, then the positional mean."""
+@pytest.mark.parametrize("rows", [None, POS_ROWS])
+def test_position_split_two_means(rows):
+    """With position_split the features are the plain mean, then the positional mean (whose
+    n-grams hash into the main table, or into a table of their own with position_rows)."""
     torch.manual_seed(0)
-    spec = _split_spec()
+    spec = _split_spec(rows)
     model = build_model(spec).eval()
     rng = np.random.default_rng(5)
     body = rng.integers(0, 256, 600, dtype=np.uint8).tobytes()
@@ -171,8 +180,9 @@ def test_position_split_two_means():
     x, lengths = batch_windows([magic + body, magic + other, b"GIF89a" + bytes(34) + body])
     x, lengths = torch.from_numpy(x), torch.from_numpy(lengths)
     with torch.no_grad():
+        zs = {}
         for tier in spec.tiers:
-            z = model.features(x, lengths, tier)
+            z = zs[tier] = model.features(x, lengths, tier)
             d = model.cfg.dims[tier]
             assert z.shape == (3, 2 * d)
             plain, positional = z[:, :d], z[:, d:]
@@ -183,11 +193,24 @@ def test_position_split_two_means():
             sliced, _ = slice_tier(model, spec, tier)
             for h, v in model(x, lengths, tier).items():
                 torch.testing.assert_close(v, sliced(x, lengths, tier)[h], rtol=0, atol=0)
+    if rows:  # the positional table moves only the positional half
+        model.pos_table.data.mul_(2.0)
+        with torch.no_grad():
+            for tier in spec.tiers:
+                z2 = model.features(x, lengths, tier)
+                d = model.cfg.dims[tier]
+                torch.testing.assert_close(z2[:, :d], zs[tier][:, :d], rtol=0, atol=0)
+                torch.testing.assert_close(z2[:, d:], 2 * zs[tier][:, d:], rtol=1e-5, atol=1e-6)
 
 
-def test_position_split_needs_positions_and_no_hidden():
+def test_position_split_and_rows_are_validated():
     d = _default_spec("steady").to_dict()
-    for arch in ({"position_split": True, "positions": 0}, {"position_split": True, "hidden": 8}):
+    for arch in (
+        {"position_split": True, "positions": 0},
+        {"position_split": True, "hidden": 8},
+        {"position_rows": POS_ROWS},  # a table of their own needs position_split
+        {"position_split": True, "position_rows": {**POS_ROWS, "tiny": 100}},
+    ):
         d["arch"] = arch
-        with pytest.raises(SpecError, match="position_split"):
+        with pytest.raises(SpecError, match="position_split|position_rows"):
             build_model(ModelSpec.from_dict(d))
