@@ -99,19 +99,15 @@ def ngram_hashes(
             pos_mask.append(p <= (limit - n))
     hashes = torch.cat(out_h, dim=1)
     weights = torch.cat(out_mask, dim=1).to(torch.float32)
-    if positions and split:
-        pw = torch.cat(pos_mask, dim=1).to(torch.float32)
-        hashes = torch.cat((hashes, torch.cat(pos_h, dim=1)), dim=1)
+    if not (positions and (split or position_share > 0)):
+        return hashes, weights
+    pw = torch.cat(pos_mask, dim=1).to(torch.float32)
+    hashes = torch.cat((hashes, torch.cat(pos_h, dim=1)), dim=1)
+    if split:
         return hashes, _two_means(weights, pw, dim=1)
-    if positions and position_share > 0:
-        pw = torch.cat(pos_mask, dim=1).to(torch.float32)
-        n_reg = weights.sum(1, keepdim=True)
-        scale = (
-            position_share / (1 - position_share) * n_reg / pw.sum(1, keepdim=True).clamp(min=1.0)
-        )
-        hashes = torch.cat((hashes, torch.cat(pos_h, dim=1)), dim=1)
-        weights = torch.cat((weights, pw * scale), dim=1)
-    return hashes, weights
+    n_reg = weights.sum(1, keepdim=True)
+    scale = position_share / (1 - position_share) * n_reg / pw.sum(1, keepdim=True).clamp(min=1.0)
+    return hashes, torch.cat((weights, pw * scale), dim=1)
 
 
 def _two_means(plain: torch.Tensor, positional: torch.Tensor, dim: int) -> torch.Tensor:
@@ -181,25 +177,19 @@ def ngram_hashes_fused(
     )
     win, valid = conv_windows([data.to(torch.float32) + 1], lengths, (max(ngrams),), ngrams)
     hashes = _wrap_float(torch.matmul(plain, win))  # [B, K, L]
-    weights = valid
-    if positions and split:
-        head = win[:, :, :positions]
-        ph = _wrap_float(torch.matmul(posc, head) + offs[:, : head.shape[2]])
-        return torch.cat((hashes, ph), dim=2), _two_means(weights, valid[:, :, :positions], dim=2)
-    if positions and position_share > 0:
-        head = win[:, :, :positions]  # [B, maxn, P], P = min(positions, L)
-        ph = _wrap_float(torch.matmul(posc, head) + offs[:, : head.shape[2]])  # [B, K, P]
-        pw = valid[:, :, :positions]
-        n_reg = weights.sum((1, 2), keepdim=True)
-        scale = (
-            position_share
-            / (1 - position_share)
-            * n_reg
-            / pw.sum((1, 2), keepdim=True).clamp(min=1.0)
-        )
-        hashes = torch.cat((hashes, ph), dim=2)
-        weights = torch.cat((weights, pw * scale), dim=2)
-    return hashes, weights
+    if not (positions and (split or position_share > 0)):
+        return hashes, valid
+    head = win[:, :, :positions]  # [B, maxn, P], P = min(positions, L)
+    ph = _wrap_float(torch.matmul(posc, head) + offs[:, : head.shape[2]])  # [B, K, P]
+    pw = valid[:, :, :positions]
+    hashes = torch.cat((hashes, ph), dim=2)
+    if split:
+        return hashes, _two_means(valid, pw, dim=2)
+    n_reg = valid.sum((1, 2), keepdim=True)
+    scale = (
+        position_share / (1 - position_share) * n_reg / pw.sum((1, 2), keepdim=True).clamp(min=1.0)
+    )
+    return hashes, torch.cat((valid, pw * scale), dim=2)
 
 
 def _wrap_float(x: torch.Tensor) -> torch.Tensor:
