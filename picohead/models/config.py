@@ -100,6 +100,9 @@ class SteadyConfig:
     # With position_split: hash-table rows per tier for the positional n-grams alone (a table of
     # their own, so they stop sharing rows with the plain n-grams); empty: they share the table.
     position_rows: dict[str, int] = field(default_factory=dict)
+    # With position_split: the heads read the sum of the two means (dims features, as without
+    # the split) instead of both side by side (2 x dims): half the head weights, one shared mix.
+    position_sum: bool = False
     # The local detector (off unless ``local_ngrams`` or ``shape_ngrams`` is set): per byte position,
     # the embeddings of the n-grams starting there are summed, passed through one ReLU layer and
     # max-pooled over the window, so one short pattern (a key prefix, an e-mail's shape) is not
@@ -133,6 +136,10 @@ class SteadyConfig:
             raise SpecError("arch.position_split: must be true or false")
         if self.position_split and (self.positions < 1 or self.hidden):
             raise SpecError("arch.position_split: needs positions >= 1 and hidden 0")
+        if not isinstance(self.position_sum, bool):
+            raise SpecError("arch.position_sum: must be true or false")
+        if self.position_sum and not self.position_split:
+            raise SpecError("arch.position_sum: needs position_split")
         if self.position_rows:
             if not self.position_split:
                 raise SpecError("arch.position_rows: needs position_split")

@@ -370,8 +370,9 @@ class SteadyModel(nn.Module):
         if cfg.hidden:
             self.hidden = SlimLinear(dim, cfg.hidden)
             head_dims = {t: cfg.hidden for t in cfg.dims}
-        else:  # the mean (two with position_split) feeds the heads directly
-            head_dims = {t: d * (2 if cfg.position_split else 1) for t, d in cfg.dims.items()}
+        else:  # the mean (two with position_split, unless summed) feeds the heads directly
+            two = cfg.position_split and not cfg.position_sum
+            head_dims = {t: d * (2 if two else 1) for t, d in cfg.dims.items()}
         if cfg.local:
             ldim = max(cfg.local_dims.values())
             self.local_table = nn.Parameter(torch.randn(cfg.local_buckets, ldim) * 0.1)
@@ -421,7 +422,11 @@ class SteadyModel(nn.Module):
                 pos_mean = self._mean(pidx, positional, ptable)
             else:
                 pos_mean = self._mean(idx, positional, table)
-            z = torch.cat((self._mean(idx, plain, table), pos_mean), dim=1)
+            plain_mean = self._mean(idx, plain, table)
+            if cfg.position_sum:
+                z = plain_mean + pos_mean
+            else:
+                z = torch.cat((plain_mean, pos_mean), dim=1)
         if cfg.hidden:
             z = F.gelu(self.hidden(z, cfg.hidden))
         if not cfg.local_heads:

@@ -276,11 +276,15 @@ def _export_every_tier_fp32(spec: Any, seed: int, out: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("position_rows", [{}, {"tiny": 64, "small": 256}])
-def test_steady_position_split_round_trip(tmp_path, position_rows):
+@pytest.mark.parametrize(
+    "position_rows, summed",
+    [({}, False), ({"tiny": 64, "small": 256}, False), ({"tiny": 64, "small": 256}, True)],
+)
+def test_steady_position_split_round_trip(tmp_path, position_rows, summed):
     """arch.position_split (a plain and a positional mean side by side) exports with parity on
     both of the export's mean paths: bucket counts (tiny's table) and gathers (small's 16384
-    rows, over EXPORT_BAG_ROWS); with position_rows, the positional n-grams' own table too."""
+    rows, over EXPORT_BAG_ROWS); with position_rows, the positional n-grams' own table too, and
+    with position_sum the two means added."""
     from picohead.testing import toy_spec
     from picohead_runtime.spec import ModelSpec
 
@@ -290,6 +294,7 @@ def test_steady_position_split_round_trip(tmp_path, position_rows):
         "positions": 16,
         "position_split": True,
         "position_rows": position_rows,
+        "position_sum": summed,
         "buckets": {"tiny": 512, "small": 16384},
     }
     _export_every_tier_fp32(ModelSpec.from_dict(d), 4, tmp_path)

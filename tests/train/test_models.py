@@ -125,19 +125,24 @@ def test_fused_export_hashes_are_the_same_multiset(ngrams, positions, share):
 POS_ROWS = {"tiny": 64, "small": 256, "base": 512, "pro": 512}
 
 
-def _split_spec(position_rows: dict[str, int] | None = None) -> ModelSpec:
+def _split_spec(position_rows: dict[str, int] | None = None, summed: bool = False) -> ModelSpec:
     d = _default_spec("steady").to_dict()
-    d["arch"] = {"position_split": True, "position_rows": position_rows or {}}
+    d["arch"] = {
+        "position_split": True,
+        "position_rows": position_rows or {},
+        "position_sum": summed,
+    }
     return ModelSpec.from_dict(d)
 
 
-@pytest.mark.parametrize("split", ["none", "shared", "own_table"])
+@pytest.mark.parametrize("split", ["none", "shared", "own_table", "summed"])
 def test_steady_export_path_matches_training_path(split):
     torch.manual_seed(0)
     spec = {
         "none": _default_spec("steady"),
         "shared": _split_spec(),
         "own_table": _split_spec(POS_ROWS),
+        "summed": _split_spec(POS_ROWS, summed=True),
     }[split]
     model = build_model(spec).eval()
     x, lengths, _ = _batch(3)
@@ -203,6 +208,27 @@ def test_position_split_two_means(rows):
                 torch.testing.assert_close(z2[:, d:], 2 * zs[tier][:, d:], rtol=1e-5, atol=1e-6)
 
 
+def test_position_sum_adds_the_two_means():
+    """position_sum: the heads read plain + positional (dims wide, not 2 x dims); the sum is
+    exactly the side-by-side model's two halves added, tier by tier."""
+    torch.manual_seed(0)
+    side = build_model(_split_spec(POS_ROWS)).eval()
+    spec = _split_spec(POS_ROWS, summed=True)
+    summed = build_model(spec).eval()
+    summed.table.data.copy_(side.table.data)
+    summed.pos_table.data.copy_(side.pos_table.data)
+    x, lengths, _ = _batch(3)
+    with torch.no_grad():
+        for tier in spec.tiers:
+            d = summed.cfg.dims[tier]
+            z, z2 = side.features(x, lengths, tier), summed.features(x, lengths, tier)
+            assert z2.shape == (x.shape[0], d)
+            torch.testing.assert_close(z2, z[:, :d] + z[:, d:], rtol=1e-6, atol=1e-6)
+            sliced, _ = slice_tier(summed, spec, tier)
+            for h, v in summed(x, lengths, tier).items():
+                torch.testing.assert_close(v, sliced(x, lengths, tier)[h], rtol=0, atol=0)
+
+
 def test_position_split_and_rows_are_validated():
     d = _default_spec("steady").to_dict()
     for arch in (
@@ -210,7 +236,9 @@ def test_position_split_and_rows_are_validated():
         {"position_split": True, "hidden": 8},
         {"position_rows": POS_ROWS},  # a table of their own needs position_split
         {"position_split": True, "position_rows": {**POS_ROWS, "tiny": 100}},
+        {"position_sum": True},  # a sum of two means needs the two means
+        {"position_split": True, "position_sum": 1},
     ):
         d["arch"] = arch
-        with pytest.raises(SpecError, match="position_split|position_rows"):
+        with pytest.raises(SpecError, match="position_split|position_rows|position_sum"):
             build_model(ModelSpec.from_dict(d))
