@@ -82,18 +82,37 @@ def visible(value: str, data: bytes) -> bool:
 
 
 def secret_like(value: bytes) -> bool:
-    """Whether a password-shaped value could be a real secret rather than a placeholder or a word.
+    """Whether a password-shaped value could be a real secret rather than a placeholder or a name.
 
     Help texts, man pages and type signatures say ``--password=SALASANA``, ``passwd: compat``,
-    ``password: String`` or ``user:password@host``: one plain word (any case, any script, edge
-    punctuation aside). A value counts when it has a digit, a symbol inside it, or mixed case that
-    is not just a capital initial. Weak real passwords made of one lower-case word are missed; the
-    generator's passwords always qualify.
+    ``password: String``, ``password: "user_password``, ``group_name:password:GID:user_list``,
+    ``Password = proplists:get_value(password, ...)`` or ``user:password@host``: words, field
+    names and calls, not secrets. A value counts when it has a digit, a password symbol
+    (``!#$%^&*+=~@|``), a passphrase of three or more lower-case words joined by hyphens, or a
+    field (between ``:,;/``) that is not a name: a name is words joined by ``_`` or ``-`` that
+    share one case (``user_list``, ``MOT_DE_PASSE``, ``Component``), so ``hKQCsxVn`` and
+    ``OZR_syi_Wcb`` count. A parenthesis inside (a call) never counts. Weak real passwords made of
+    one plain word are missed; the generator's passwords qualify (bar an all-lower-case draw).
     """
-    s = value.decode("utf-8", "replace").strip(",.;:/()[]{}")
-    if any(c.isdigit() for c in s) or any(not c.isalnum() for c in s):
+    s = value.decode("utf-8", "replace").strip(",.;:/()[]{}?")
+    if not s or "(" in s or ")" in s:
+        return False
+    if any(c.isdigit() for c in s) or any(c in _PASSWORD_SYMBOLS for c in s):
         return True
-    return any(c.islower() for c in s) and any(c.isupper() for c in s) and not s.istitle()
+    if re.fullmatch(r"[a-z]+(?:-[a-z]+){2,}", s):
+        return True
+    return not all(_is_name(f) for f in re.split(r"[:,;/]+", s) if f)
+
+
+_PASSWORD_SYMBOLS = frozenset("!#$%^&*+=~@|")
+
+
+def _is_name(field: str) -> bool:
+    """Words of letters joined by ``_``/``-``, all lower case, all upper case or all Title."""
+    words = re.split(r"[_-]+", field.strip("_-"))
+    if not all(w.isalpha() for w in words):
+        return False
+    return any(all(test(w) for w in words) for test in (str.islower, str.isupper, str.istitle))
 
 
 # -- secrets ------------------------------------------------------------------------------------

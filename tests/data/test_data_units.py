@@ -42,9 +42,21 @@ def test_password_words_in_docs_are_not_secrets() -> None:
         b"warg passwd: String containing the password",
         b"protokoll://benutzer:passwort@server:port",
         b'Password: "password",',
+        b"group_name:password:GID:user_list",  # field lists and names from man pages and docs
+        b'  password: "user_password"',
+        b"--password=MOT_DE_PASSE     d\xc3\xa9finir le MOT_DE_PASSE pour FTP",
+        b"password: ?Component = null,",
+        b"Password = proplists:get_value(password, Opts)",  # a call
     ):
         assert "password" not in risk.detect(text), text
-    for text in (b"DB_PASSWORD=hunter2x", b"password: Tr0ub4dor&3", b"mysql://app:s3cr3t-pw@db:3306"):
+    for text in (
+        b"DB_PASSWORD=hunter2x",
+        b"password: Tr0ub4dor&3",
+        b"mysql://app:s3cr3t-pw@db:3306",
+        b"Passwd: YrLIKsxVnMehKQC.",  # mixed case inside a word
+        b"password: OZR_syi_Wcb",  # words in different cases
+        b"password=winter-qwerty-falcon",  # a passphrase
+    ):
         assert "password" in risk.detect(text), text
     rng = random.Random(5)
     for _ in range(200):
