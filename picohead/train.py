@@ -61,6 +61,9 @@ class TrainConfig:
     patience: int = 6  # stop after this many validations without improvement (0: never)
     max_eval: int = 4000  # validation samples used during training (full set in `picohead eval`)
     tier_sampling: str = "sandwich"  # "sandwich" (largest + smallest + one random) or "all"
+    # Loss weight per tier (tiers not named: 1.0), e.g. {"tiny": 2.0} to favour the smallest tier
+    # where the tiers share one table; multiplies the tier's head losses and its distillation.
+    tier_weights: dict[str, float] = field(default_factory=dict)
     distill: float = 0.0  # weight of distillation from the largest tier (0: off)
     distill_temperature: float = 2.0
     threads: int = 0  # torch intra-op threads (0: torch's default)
@@ -215,6 +218,46 @@ def distill_loss(
     return total
 
 
+def batch_loss(
+    spec: ModelSpec,
+    model: Model,
+    x: torch.Tensor,
+    lengths: torch.Tensor,
+    labels: Labels,
+    tiers: list[str],
+    cfg: TrainConfig,
+    prepared: tuple[torch.Tensor, ...] | None = None,
+) -> torch.Tensor:
+    """The summed loss of ``tiers`` on one batch, each times its tier weight (``tier_weights``).
+
+    ``tiers`` comes largest first (``pick_tiers``' order): the largest tier's logits are the
+    teacher of the tiers after it when ``cfg.distill`` is on.
+    """
+    loss = torch.zeros(())
+    teacher = None
+    largest = model.tiers[-1]
+    for tier in tiers:
+        logits = model(x, lengths, tier, prepared)
+        weight = cfg.tier_weights.get(tier, 1.0)
+        loss = loss + weight * head_losses(spec, logits, labels)
+        if tier == largest:
+            teacher = logits
+        elif cfg.distill > 0 and teacher is not None:
+            loss = loss + weight * cfg.distill * distill_loss(
+                spec, logits, teacher, cfg.distill_temperature
+            )
+    return loss
+
+
+def check_tier_weights(cfg: TrainConfig, tiers: tuple[str, ...]) -> None:
+    """``tier_weights`` names only the spec's tiers, each with a positive finite weight."""
+    for tier, w in cfg.tier_weights.items():
+        if tier not in tiers:
+            raise ValueError(f"tier_weights: {tier!r} is not a tier of this spec {list(tiers)}")
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 < w < math.inf:
+            raise ValueError(f"tier_weights.{tier}: {w!r} must be a positive number")
+
+
 def pick_tiers(tiers: tuple[str, ...], mode: str, rng: np.random.Generator) -> list[str]:
     """Largest first (it is the distillation teacher), then smallest, then one random middle tier."""
     if mode == "all" or len(tiers) <= 2:
@@ -340,6 +383,7 @@ def train(
         if ckpt_path.exists():
             raise FileExistsError(f"{out} already holds a run; pass --resume or choose a new --out")
         spec = with_full_arch(spec)
+        check_tier_weights(cfg, spec.tiers)
         if cfg.lr is None:
             cfg = TrainConfig.from_dict({**asdict(cfg), "lr": DEFAULT_LR[spec.family]})
         if world.main:
@@ -417,17 +461,8 @@ def train(
             prepared = model.prepare(x, lengths)
             for g in opt.param_groups:
                 g["lr"] = lr_at(step, total, cfg)
-            loss = torch.zeros(())
-            teacher = None
-            for tier in pick_tiers(tiers, cfg.tier_sampling, rng):
-                logits = model(x, lengths, tier, prepared)
-                loss = loss + head_losses(spec, logits, labels)
-                if tier == tiers[-1]:
-                    teacher = logits
-                elif cfg.distill > 0 and teacher is not None:
-                    loss = loss + cfg.distill * distill_loss(
-                        spec, logits, teacher, cfg.distill_temperature
-                    )
+            picked = pick_tiers(tiers, cfg.tier_sampling, rng)
+            loss = batch_loss(spec, model, x, lengths, labels, picked, cfg, prepared)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             D.average_grads(model, world)

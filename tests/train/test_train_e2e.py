@@ -123,3 +123,46 @@ def test_manifest_errors_name_line_and_label(tmp_path):
     (tmp_path / "bad2.jsonl").write_text('{"path": "nope.bin", "labels": {}}\n')
     with pytest.raises(ValueError, match="bad2.jsonl:1: cannot read"):
         load_manifest(tmp_path / "bad2.jsonl", spec)
+
+
+def test_tier_weights_scale_each_tiers_loss(corpus, tmp_path):
+    """batch_loss multiplies each tier's head losses by its weight; bad weights are refused."""
+    import dataclasses
+
+    import torch
+
+    from picohead.models import build_model
+    from picohead.train import (
+        TrainConfig,
+        batch_labels,
+        batch_loss,
+        batch_tensors,
+        check_tier_weights,
+    )
+
+    spec = load_spec(corpus / "spec-steady.json")
+    data = load_manifest(corpus / "train.jsonl", spec)
+    torch.manual_seed(0)
+    model = build_model(spec).eval()
+    idx = np.arange(16)
+    x, lengths = batch_tensors(data, idx)
+    labels = batch_labels(data, idx)
+    cfg = TrainConfig()
+    tiers = list(reversed(spec.tiers))
+    with torch.no_grad():
+        base = batch_loss(spec, model, x, lengths, labels, tiers, cfg)
+        tiny = batch_loss(spec, model, x, lengths, labels, ["tiny"], cfg)
+        weighted = batch_loss(
+            spec,
+            model,
+            x,
+            lengths,
+            labels,
+            tiers,
+            dataclasses.replace(cfg, tier_weights={"tiny": 3.0}),
+        )
+    torch.testing.assert_close(weighted, base + 2.0 * tiny)
+    check_tier_weights(dataclasses.replace(cfg, tier_weights={"tiny": 2}), spec.tiers)
+    for bad in ({"huge": 2.0}, {"tiny": 0.0}, {"tiny": -1.0}, {"tiny": True}, {"tiny": "2"}):
+        with pytest.raises(ValueError, match="tier_weights"):
+            check_tier_weights(dataclasses.replace(cfg, tier_weights=bad), spec.tiers)
