@@ -271,16 +271,7 @@ def available_kinds() -> list[str]:
 
 # -- look-alikes (negatives) ----------------------------------------------------------------------
 def lookalike(rng: random.Random) -> tuple[str, str]:
-    """A negative line's key and value: hashes, ids, example keys, placeholders.
-
-    The placeholders named like API keys (``AWS_ACCESS_KEY_ID``, ``api_key``) are drawn a third
-    as often as the other kinds: at the full rate, ``aws_access_key_id`` was in 3.2 times more
-    samples without an API key than with one, and the models learned the name as evidence
-    against a key and missed real ``AKIA...``/``SG.`` keys under such names.
-    """
     k = rng.randrange(13)
-    if k in (5, 8) and rng.random() < 2 / 3:
-        k = rng.choice([0, 1, 2, 3, 4, 6, 7, 9, 10, 11, 12])
     r = random.Random(rng.random())
     if k == 0:
         import uuid
