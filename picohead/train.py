@@ -20,6 +20,7 @@ import importlib
 import json
 import logging
 import math
+import random
 import sys
 import time
 from collections.abc import Callable
@@ -77,6 +78,13 @@ class TrainConfig:
     # called as f(excerpt_bytes, positive_label_names) -> the excerpt's label names, or None to
     # leave the row unlabelled (e.g. {"risk": "picohead.data.risk:relabel_excerpt"}).
     crop_relabel: dict[str, str] = field(default_factory=dict)
+    # Multilabel heads whose flagged rows are rewritten before cropping: head name ->
+    # "module:function" called as f(window_bytes, positive_label_names, random.Random) -> bytes of
+    # the same length, on an ``augment_prob`` share of those rows (e.g. {"risk":
+    # "picohead.data.risk:refresh_secrets"}: fresh random bodies for the planted secrets each time
+    # a sample is drawn, so longer training cannot memorise the training keys).
+    augment: dict[str, str] = field(default_factory=dict)
+    augment_prob: float = 1.0
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
@@ -121,20 +129,65 @@ def batch_labels(data: WindowData, idx: np.ndarray) -> Labels:
 Relabeller = tuple[Callable[[bytes, list[str]], list[str] | None], tuple[str, ...]]
 
 
-def crop_relabellers(spec: ModelSpec, cfg: TrainConfig) -> dict[str, Relabeller]:
-    """Resolve ``cfg.crop_relabel`` to (function, the head's labels) per multilabel head."""
-    out: dict[str, Relabeller] = {}
+def _label_hooks(
+    spec: ModelSpec, hooks: dict[str, str], what: str
+) -> dict[str, tuple[Any, tuple[str, ...]]]:
+    """Resolve head name -> "module:function" to (function, the head's labels) per multilabel
+    head; ``what`` names the setting in errors."""
+    out: dict[str, tuple[Any, tuple[str, ...]]] = {}
     heads = {h.name: h for h in spec.heads}
-    for name, ref in cfg.crop_relabel.items():
+    for name, ref in hooks.items():
         if name not in heads or not heads[name].multilabel:
-            raise ValueError(f"crop_relabel: {name!r} is not a multilabel head of this spec")
+            raise ValueError(f"{what}: {name!r} is not a multilabel head of this spec")
         module, _, attr = ref.partition(":")
         try:
             fn = getattr(importlib.import_module(module), attr)
         except (ImportError, AttributeError) as err:
-            raise ValueError(f"crop_relabel: cannot load {ref!r} ({err})") from err
+            raise ValueError(f"{what}: cannot load {ref!r} ({err})") from err
         out[name] = (fn, tuple(heads[name].labels))
     return out
+
+
+def crop_relabellers(spec: ModelSpec, cfg: TrainConfig) -> dict[str, Relabeller]:
+    """Resolve ``cfg.crop_relabel`` to (function, the head's labels) per multilabel head."""
+    return _label_hooks(spec, cfg.crop_relabel, "crop_relabel")
+
+
+Augmenter = tuple[Callable[[bytes, list[str], random.Random], bytes], tuple[str, ...]]
+
+
+def augmenters(spec: ModelSpec, cfg: TrainConfig) -> dict[str, Augmenter]:
+    """Resolve ``cfg.augment`` to (function, the head's labels) per multilabel head."""
+    if not 0 <= cfg.augment_prob <= 1:
+        raise ValueError(f"augment_prob: {cfg.augment_prob!r} must lie in [0, 1]")
+    return _label_hooks(spec, cfg.augment, "augment")
+
+
+def augment_batch(
+    x: torch.Tensor,
+    lengths: torch.Tensor,
+    labels: Labels,
+    augment: dict[str, Augmenter],
+    prob: float,
+    rng: np.random.Generator,
+) -> int:
+    """Rewrite, in place, an ``prob`` share of the rows flagged in an ``augment`` head with its
+    function (same length, labels unchanged); returns how many rows changed."""
+    changed = 0
+    for name, (fn, names) in augment.items():
+        y, m = labels[0][name], labels[1][name]
+        rows = np.flatnonzero(m & (y > 0.5).any(axis=1) & (rng.random(len(m)) < prob))
+        for r in rows:
+            k = int(lengths[r])
+            old = bytes(x[r, :k].numpy())
+            flags = [n for n, v in zip(names, y[r]) if v > 0.5]
+            new = fn(old, flags, random.Random(int(rng.integers(1 << 62))))
+            if len(new) != k:
+                raise ValueError(f"augment {name!r}: {fn.__name__} changed a row's length")
+            if new != old:
+                x[r, :k] = torch.frombuffer(bytearray(new), dtype=torch.uint8)
+                changed += 1
+    return changed
 
 
 def crop_batch(
@@ -429,6 +482,7 @@ def train(
     stopped_early = False
     multilabel = {h.name for h in spec.heads if h.multilabel}
     relabel = crop_relabellers(spec, cfg)
+    augment = augmenters(spec, cfg)
 
     def save(path: Path, extra: dict[str, Any]) -> None:
         tmp = path.with_suffix(".tmp")
@@ -456,6 +510,8 @@ def train(
             rng = np.random.default_rng([cfg.seed, step])  # same tiers on every rank
             x, lengths = batch_tensors(train_data, idx)
             labels = batch_labels(train_data, idx)
+            if augment:
+                augment_batch(x, lengths, labels, augment, cfg.augment_prob, rng)
             if cfg.crop_prob > 0:
                 x, lengths = crop_batch(x, lengths, labels, cfg, rng, multilabel, relabel)
             prepared = model.prepare(x, lengths)

@@ -9,7 +9,8 @@ passwords in connection strings and configs, e-mail addresses and phone numbers 
 formats into real code, config and prose, and makes as many negatives that carry look-alikes:
 UUIDs, hashes, base64 and integrity blobs, lockfile lines, identifiers and placeholders; some
 samples are cut down to a few lines around the insertion, so short inputs are labelled too.
-``relabel_excerpt`` gives the flags of a training crop. Not here: the build's sampling and splits.
+``relabel_excerpt`` gives the flags of a training crop; ``refresh_secrets`` redraws the random
+bodies of the secrets in a training window. Not here: the build's sampling and splits.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def secret_like(value: bytes) -> bool:
     one plain word are missed; the generator's passwords qualify (bar an all-lower-case draw).
     """
     s = value.decode("utf-8", "replace").strip(",.;:/()[]{}?")
-    if not s or "(" in s or ")" in s:
+    if not s.strip("_-") or "(" in s or ")" in s:  # empty, a call, or a blank like ``______``
         return False
     if any(c.isdigit() for c in s) or any(c in _PASSWORD_SYMBOLS for c in s):
         return True
@@ -306,10 +307,19 @@ def lookalike(rng: random.Random) -> tuple[str, str]:
 
 
 # -- placing a key/value into a host file ------------------------------------------------------
+DOTENV_SHARE = 0.2  # share of single-line values written as .env / .properties lines
+
+
 def assignment(lang: str | None, key: str, value: str, rng: random.Random) -> str:
+    """``key`` set to ``value`` the way a ``lang`` source file would write it (``None``: prose);
+    a ``DOTENV_SHARE`` of single-line values in any host as a ``.env``/``.properties`` line
+    (``AWS_ACCESS_KEY_ID=AKIA…``, ``KEY="…"``, ``key=…``), the form config files, CI logs and
+    pasted snippets carry."""
     multiline = "\n" in value
     q = json.dumps(value) if multiline else f'"{value}"'
     lk = key.lower()
+    if not multiline and rng.random() < DOTENV_SHARE:
+        return rng.choice([f"{key.upper()}={value}", f'{key.upper()}="{value}"', f"{lk}={value}"])
     if lang in ("python", "ruby", "julia", "nim"):
         return f'{key} = """{value}"""' if multiline else f"{key} = {q}"
     if lang in ("javascript", "typescript"):
@@ -374,6 +384,75 @@ def relabel_excerpt(excerpt: bytes, labels: list[str]) -> list[str] | None:
         return None
     seen = set(detect(excerpt))
     return [name for name in labels if name in seen]
+
+
+# -- fresh secrets at training time -------------------------------------------------------------
+# Fixed prefixes of the provider key formats (longest first): a refresh keeps them and redraws the
+# random body after them.
+_KEY_PREFIXES = sorted(
+    ("AKIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk_live_", "rk_live_",
+     "xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-", "AIza", "SG.", "glpat-", "npm_", "sk-proj-",
+     "sk-"), key=len, reverse=True)
+REFRESHED = ("api_key", "jwt", "password")
+
+
+def _scramble(value: bytes, rng: random.Random, keep_words: bool = False) -> bytes:
+    """``value`` with every ASCII digit, upper- and lower-case letter redrawn in its own class;
+    separators and other bytes stay, so a format's shape (``xoxb-12…-34…-ab…``) survives. With
+    ``keep_words``, runs of 4+ letters in one case or Title case stay (``Summer2024!`` keeps its
+    word, ``hKQCsxVn`` does not): word-based passwords stay word-based."""
+    out = bytearray(value)
+    kept = set()
+    if keep_words:
+        for m in re.finditer(rb"[A-Za-z]{4,}", value):
+            w = m.group(0)
+            if w.islower() or w.isupper() or w.istitle():
+                kept.update(range(m.start(), m.end()))
+    for i, c in enumerate(value):
+        if i in kept:
+            continue
+        if 48 <= c <= 57:
+            out[i] = 48 + rng.randrange(10)
+        elif 65 <= c <= 90:
+            out[i] = 65 + rng.randrange(26)
+        elif 97 <= c <= 122:
+            out[i] = 97 + rng.randrange(26)
+    return bytes(out)
+
+
+def refresh_secrets(window: bytes, labels: list[str], rng: random.Random) -> bytes:
+    """``window`` with fresh random bodies for the secrets the detectors find in it: the part of
+    an API key after its provider prefix, a JWT's signature, a password value (its words
+    kept). Used as a training
+    augmentation (``TrainConfig.augment``) on samples flagged ``labels``: the planted keys of the
+    generated risk samples are otherwise seen once per epoch, and a model trained for several
+    epochs learns their n-grams (which no test key shares) instead of the formats.
+
+    Only flags in ``labels`` that are in ``REFRESHED`` are touched; the result has the same length
+    and is returned only if the detectors label it as they label ``window`` (else ``window``).
+    E-mail addresses, phone numbers and PEM keys are left as they are (their bodies are drawn
+    from small pools or are not random text the detectors can delimit).
+    """
+    todo = [name for name in REFRESHED if name in labels]
+    if not todo:
+        return window
+    buf = bytearray(window)
+    for name in todo:
+        for m in _PATTERNS[name].finditer(window):
+            s = m.group(0)
+            if name == "api_key":
+                if any(e in s for e in _EXAMPLE_KEYS):
+                    continue
+                skip = next((len(p) for p in _KEY_PREFIXES if s.startswith(p.encode())), 0)
+                lo, hi = m.start() + skip, m.end()
+            elif name == "jwt":
+                lo, hi = m.start() + s.rfind(b".") + 1, m.end()
+            else:
+                group = "kv" if m.group("kv") is not None else "url"
+                lo, hi = m.span(group)
+            buf[lo:hi] = _scramble(window[lo:hi], rng, keep_words=name == "password")
+    out = bytes(buf)
+    return out if detect(out) == detect(window) else window
 
 
 def insert(host: str, line: str, rng: random.Random) -> str:

@@ -65,6 +65,51 @@ def test_password_words_in_docs_are_not_secrets() -> None:
         assert "password" in risk.detect(line.encode()), line
 
 
+def test_blank_password_values_are_not_secrets() -> None:
+    for text in (b"password: ______", b"password = '------'", b"passwd: __--__--"):
+        assert "password" not in risk.detect(text), text
+
+
+def test_assignment_writes_dotenv_lines_in_any_host() -> None:
+    """A share of single-line values is written as ``KEY=value`` (.env, .properties), whatever
+    the host's language; the detectors still see the secret."""
+    rng = random.Random(7)
+    lines = [risk.assignment("python", *risk.api_key(rng), rng) for _ in range(400)]
+    dotenv = [ln for ln in lines if " " not in ln and "=" in ln]
+    assert 0.1 < len(dotenv) / len(lines) < 0.3
+    assert any(ln.startswith("AWS_ACCESS_KEY_ID=AKIA") for ln in dotenv)
+    assert all(risk.detect(ln.encode()) == ["api_key"] for ln in lines)
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----"
+    assert all("=" not in risk.assignment("yaml", "K", pem, rng) for _ in range(50))
+
+
+def test_refresh_secrets_redraws_bodies_and_keeps_labels() -> None:
+    rng = random.Random(11)
+    for kind in ("api_key", "jwt", "password"):
+        same = 0
+        for _ in range(100):
+            key, value = risk.MAKERS[kind](rng)
+            line = risk.assignment("python", key, value, rng).encode()
+            new = risk.refresh_secrets(line, [kind], rng)
+            assert len(new) == len(line) and risk.detect(new) == risk.detect(line)
+            same += new == line
+            if kind == "api_key":  # the provider prefix stays
+                prefix = value[: 4 if value.startswith(("AKIA", "AIza", "npm_")) else 3]
+                assert prefix.encode() in new
+            if kind == "jwt":  # header and payload stay, the signature changes
+                assert value.rsplit(".", 1)[0].encode() in new
+        # every key body is redrawn; of passwords, only passphrases of plain words stay as they are
+        assert same == 0 if kind != "password" else same < 30, (kind, same)
+    words = b'password = "Summer2024!"'
+    assert risk.refresh_secrets(words, ["password"], rng).startswith(b'password = "Summer')
+    key = b"GITHUB_TOKEN=ghp_" + b"a1B2" * 9 + b"\nemail: anna@gmx.de\n"
+    assert risk.refresh_secrets(key, ["email"], rng) == key  # only the flags it is asked about
+    assert risk.refresh_secrets(key, [], rng) == key
+    example = b"AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE ghp_" + b"a1B2" * 9
+    new = risk.refresh_secrets(example, ["api_key"], rng)
+    assert new.startswith(b"AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE ghp_") and new != example
+
+
 def test_visible_checks_the_window() -> None:
     head = "a = 1\n" * 400  # 2.4 KB: the middle is outside the window
     assert risk.visible("AKIAABCDEFGHIJKLMNOP", ("AKIAABCDEFGHIJKLMNOP\n" + head).encode())

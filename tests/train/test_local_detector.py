@@ -9,7 +9,7 @@ import torch
 from picohead.models import build_model, slice_tier
 from picohead.models.steady import SHAPE_MAP
 from picohead.testing import toy_spec
-from picohead.train import TrainConfig, crop_batch, crop_relabellers
+from picohead.train import TrainConfig, augment_batch, augmenters, crop_batch, crop_relabellers
 from picohead_runtime.spec import ModelSpec, SpecError
 from picohead_runtime.windows import batch_windows
 
@@ -165,6 +165,34 @@ def test_crop_batch_relabels_risk_from_the_excerpt():
     missing = TrainConfig(crop_relabel={"risk": "picohead.data.risk:no_such_function"})
     with pytest.raises(ValueError, match="cannot load"):
         crop_relabellers(spec, missing)
+
+
+def test_augment_batch_rewrites_flagged_rows_only():
+    """``augment`` rewrites the rows flagged in its head (same length, same labels) and leaves
+    unflagged or unlabelled rows alone; a bad setting fails before training."""
+    names = ("api_key", "jwt", "private_key", "password", "email", "phone")
+    key = b'TOKEN = "ghp_' + b"a1B2" * 9 + b'"\n'
+    wins = [key * 3, key * 3, key * 3, b"plain words " * 8]
+    x, lengths = (torch.from_numpy(a) for a in batch_windows(wins))
+    y = np.zeros((4, len(names)), dtype=np.float32)
+    y[0, 0] = y[1, 0] = 1  # row 2 carries the key but is labelled clean; row 1 is unlabelled
+    mask = np.array([True, False, True, True])
+    spec = ModelSpec.from_dict(
+        {**toy_spec("steady"), "heads": [{"name": "risk", "kind": "multilabel", "labels": list(names)}]}
+    )
+    cfg = TrainConfig(augment={"risk": "picohead.data.risk:refresh_secrets"})
+    aug = augmenters(spec, cfg)
+    orig = x.clone()
+    lab = ({"risk": y.copy()}, {"risk": mask.copy()})
+    assert augment_batch(x, lengths, lab, aug, 1.0, np.random.default_rng(0)) == 1
+    row0 = bytes(x[0, : int(lengths[0])].numpy())
+    assert row0 != wins[0] and row0.count(b'TOKEN = "ghp_') == 3 and len(row0) == len(wins[0])
+    assert torch.equal(x[1:], orig[1:]) and (lab[0]["risk"] == y).all()
+    assert augment_batch(x, lengths, lab, aug, 0.0, np.random.default_rng(0)) == 0
+    with pytest.raises(ValueError, match="not a multilabel head"):
+        augmenters(spec, TrainConfig(augment={"mime": "picohead.data.risk:refresh_secrets"}))
+    with pytest.raises(ValueError, match="augment_prob"):
+        augmenters(spec, TrainConfig(augment_prob=1.5))
 
 
 def test_local_heads_route_the_detector_to_the_named_heads_only():
