@@ -402,7 +402,7 @@ def _scramble(value: bytes, rng: random.Random, keep_words: bool = False) -> byt
     ``keep_words``, runs of 4+ letters in one case or Title case stay (``Summer2024!`` keeps its
     word, ``hKQCsxVn`` does not): word-based passwords stay word-based."""
     out = bytearray(value)
-    kept = set()
+    kept: set[int] = set()
     if keep_words:
         for m in re.finditer(rb"[A-Za-z]{4,}", value):
             w = m.group(0)
