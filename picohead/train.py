@@ -1,6 +1,8 @@
 """Multi-head, multi-tier training with checkpoints, resume, validation and early stopping.
 
-One step: sample a batch, trim it to its longest window, run the tiers chosen by the sandwich rule
+One step: sample a batch, trim it to its longest window, optionally rewrite flagged rows
+(``augment``, e.g. fresh secret bodies) and cut a share to short excerpts (``crop_prob``), run the
+tiers chosen by the sandwich rule
 (largest + smallest + one random middle tier; ``all`` runs every tier), sum per-head losses
 (cross-entropy, missing labels ignored; BCE for multilabel heads) over those tiers, optionally add
 distillation from the largest tier's soft labels, clip, AdamW, warmup + cosine schedule.
@@ -171,7 +173,7 @@ def augment_batch(
     prob: float,
     rng: np.random.Generator,
 ) -> int:
-    """Rewrite, in place, an ``prob`` share of the rows flagged in an ``augment`` head with its
+    """Rewrite, in place, a ``prob`` share of the rows flagged in an ``augment`` head with its
     function (same length, labels unchanged); returns how many rows changed."""
     changed = 0
     for name, (fn, names) in augment.items():
