@@ -241,14 +241,6 @@ def phone(rng: random.Random) -> tuple[str, str]:
     return rng.choice(["PHONE", "phone", "tel", "support_phone", "mobile"]), rng.choice(fmts)
 
 
-# Names a password field goes by; real passwords and placeholders (``lookalike``) draw from the
-# same list, so the name alone never says which it is. With ``password`` for every real value but
-# placeholders under several names, ``PASSWORD="…"`` lines were mostly placeholders in the data
-# and content-v5 flagged 6 % of them.
-PASSWORD_KEYS = ("password", "PASSWORD", "Password", "passwd", "PASSWD", "pwd", "db_pass",
-                 "DB_PASS", "db_password", "DB_PASSWORD")
-
-
 def password(rng: random.Random) -> tuple[str, str]:
     words = ["Summer", "dragon", "Winter", "monkey", "Sunshine", "qwerty", "Passw0rd", "hunter",
              "Tr0ub4dor", "letmein", "Galaxy", "falcon"]
@@ -259,7 +251,7 @@ def password(rng: random.Random) -> tuple[str, str]:
     user = rng.choice(["admin", "app", "postgres", "root", "svc_backend", "deploy", rng.choice(FIRST)])
     host = rng.choice(["db.internal", "10.0.3.17", "prod-mysql.cluster.local", "redis-master",
                        "pg.acme-corp.io"])
-    forms = [("DB_PASSWORD", pw), (rng.choice(PASSWORD_KEYS), pw),
+    forms = [("DB_PASSWORD", pw), ("password", pw),
              ("DATABASE_URL", f"{rng.choice(['postgres', 'mysql', 'mongodb', 'redis', 'amqp'])}://{user}:{pw}@{host}:{rng.randrange(1000, 9999)}/{rng.choice(['app', 'prod', 'main'])}"),
              ("passwd", pw)]
     return rng.choice(forms)
@@ -305,7 +297,7 @@ def lookalike(rng: random.Random) -> tuple[str, str]:
         return "api_key", r.choice(["YOUR_API_KEY", "<your-api-key>", "${API_KEY}", "xxxxxxxxxxxxxxxx",
                                     "os.environ['API_KEY']", "changeme-in-production"])
     if k == 9:
-        return r.choice(PASSWORD_KEYS), r.choice(["${DB_PASSWORD}", "<password>", "os.getenv('DB_PASSWORD')",
+        return "password", r.choice(["${DB_PASSWORD}", "<password>", "os.getenv('DB_PASSWORD')",
                                      "None", "process.env.PASSWORD", "********"])
     if k == 10:
         return "version", f"{r.randrange(10)}.{r.randrange(40)}.{r.randrange(200)}"
