@@ -3,7 +3,7 @@
 The corpus's risk test samples are generated secrets planted in real files; these probes are the
 short, isolated lines a user pastes into a CI log or a config check (a key on its own line, the
 same key under its usual variable name, AWS's documentation example key, look-alikes). They are a
-sanity check of short inputs, not an accuracy figure: a dozen lines, written by hand.
+sanity check of short inputs, not an accuracy figure: 22 lines, written by hand.
 
     python benchmarks/risk_probes.py runtime/picohead_runtime/models/content-v4 NEW_FOLDER \
         --tiers small pro --out benchmarks/results/risk_probes.json
@@ -42,6 +42,15 @@ PROBES: list[tuple[str, str, bool]] = [
     ("password: ${DB_PASSWORD}", "password", False),
     ("password: password", "password", False),
     ("request_id = 2e2cc5f5-d170-4475-b165-252ee81bed1b", "api_key", False),
+    # Added 2026-11-30 after content-v5 was found to miss upper-case password names (it flagged
+    # 6 % of one-line PASSWORD="..." secrets); and the e-mail/phone flags, which had no probe.
+    ('PASSWORD="Xk29!fmQpLw"', "password", True),
+    ("PASSWD=0m1-ZnkEyW9dnyN", "password", True),
+    ('{"password": "hunter2024!"}', "password", True),
+    ('PASSWORD="<your-password>"', "password", False),
+    ("Call us on +44 20 7946 0958 (Mon-Fri).", "phone", True),
+    ("contact: anna.schmidt@gmx.de", "email", True),
+    ("contact: jane@example.com", "email", False),
 ]
 
 
