@@ -393,7 +393,10 @@ _KEY_PREFIXES = sorted(
     ("AKIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk_live_", "rk_live_",
      "xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-", "AIza", "SG.", "glpat-", "npm_", "sk-proj-",
      "sk-"), key=len, reverse=True)
-REFRESHED = ("api_key", "jwt", "password")
+REFRESHED = ("api_key", "jwt", "password", "phone")
+# Phone-shaped digit groups (the generator's national formats); phones have no detector, so this
+# only delimits what a refresh redraws in a window already flagged ``phone``.
+_PHONE_LIKE = re.compile(rb"(?<![\w.+])(\+\d{1,3} )?\(?\d{1,5}\)?(?:[ -]\d{1,8}){1,4}(?![\w.-]?\d)")
 
 
 def _scramble(value: bytes, rng: random.Random, keep_words: bool = False) -> bytes:
@@ -423,21 +426,27 @@ def _scramble(value: bytes, rng: random.Random, keep_words: bool = False) -> byt
 def refresh_secrets(window: bytes, labels: list[str], rng: random.Random) -> bytes:
     """``window`` with fresh random bodies for the secrets the detectors find in it: the part of
     an API key after its provider prefix, a JWT's signature, a password value (its words
-    kept). Used as a training
+    kept), the digits of a phone number after its country code. Used as a training
     augmentation (``TrainConfig.augment``) on samples flagged ``labels``: the planted keys of the
     generated risk samples are otherwise seen once per epoch, and a model trained for several
     epochs learns their n-grams (which no test key shares) instead of the formats.
 
     Only flags in ``labels`` that are in ``REFRESHED`` are touched; the result has the same length
     and is returned only if the detectors label it as they label ``window`` (else ``window``).
-    E-mail addresses, phone numbers and PEM keys are left as they are (their bodies are drawn
-    from small pools or are not random text the detectors can delimit).
+    Phone numbers have no detector: in a window flagged ``phone`` every phone-shaped digit group
+    is redrawn (a date or a number list nearby may be too; the flag stays true). E-mail
+    addresses and PEM keys are left as they are (drawn from small pools, or not random text).
     """
     todo = [name for name in REFRESHED if name in labels]
     if not todo:
         return window
     buf = bytearray(window)
     for name in todo:
+        if name == "phone":
+            for m in _PHONE_LIKE.finditer(window):
+                lo = m.end(1) if m.group(1) else m.start()
+                buf[lo : m.end()] = _scramble(window[lo : m.end()], rng)
+            continue
         for m in _PATTERNS[name].finditer(window):
             s = m.group(0)
             if name == "api_key":

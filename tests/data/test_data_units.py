@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import re
 
 from picohead.data import risk, textclean
 from picohead.data.harvest import cuts
@@ -100,6 +101,14 @@ def test_refresh_secrets_redraws_bodies_and_keeps_labels() -> None:
                 assert value.rsplit(".", 1)[0].encode() in new
         # every key body is redrawn; of passwords, only passphrases of plain words stay as they are
         assert same == 0 if kind != "password" else same < 30, (kind, same)
+    for _ in range(100):  # phones: digits redrawn, the country code and the format kept
+        key, value = risk.phone(rng)
+        line = risk.assignment("python", key, value, rng).encode()
+        new = risk.refresh_secrets(line, ["phone"], rng)
+        assert len(new) == len(line) and new.count(b"+") == line.count(b"+")
+        assert re.sub(rb"\d", b"0", new) == re.sub(rb"\d", b"0", line) and new != line
+        if value.startswith("+"):
+            assert value.split(" ")[0].encode() + b" " in new
     words = b'password = "Summer2024!"'
     assert risk.refresh_secrets(words, ["password"], rng).startswith(b'password = "Summer')
     key = b"GITHUB_TOKEN=ghp_" + b"a1B2" * 9 + b"\nemail: anna@gmx.de\n"
