@@ -109,6 +109,24 @@ def onnx_test_report(files: dict[str, Path], spec: ModelSpec, test: WindowData) 
     return out
 
 
+def onnx_val_scores(files: dict[str, Path], val: WindowData) -> dict[str, Any]:
+    """Per tier: its file's mean headline score on the validation split, the figure the recipe
+    chooses families and the default tier by (the test split only reports). Each file's embedded
+    (calibrated) thresholds apply, as in :func:`onnx_test_report`."""
+    from picohead.calibrate import embedded_spec
+
+    out: dict[str, Any] = {}
+    for tier, path in files.items():
+        spec = embedded_spec(path)
+        full = evaluate_logits(spec, onnx_logits(_session(path), spec, val), val)
+        out[tier] = {
+            "file": str(path),
+            "n": len(val),
+            "mean_headline": float(np.mean([headline(m) for m in full.values()])),
+        }
+    return out
+
+
 # -- added heads ----------------------------------------------------------------------------------
 ADDED_BEGIN = "<!-- model-card:begin -->"
 ADDED_END = "<!-- model-card:end -->"

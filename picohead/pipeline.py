@@ -2,9 +2,11 @@
 
 Steps, each skipped when its output is already there: build the corpus (``picohead data build``)
 → train every family the recipe lists (resuming from checkpoints) → export every tier (int8, gated
-on parity) → evaluate every tier's exported ONNX file on the test split → pick, per tier, the family
-with the best test score that fits the tier's size budget → optionally copy the chosen files into a
-runtime model folder (``--bundle``) and write the model card. Training settings come from ``recipes/<name>/train.json``.
+on parity) → calibrate thresholds and score every tier's exported ONNX file on the validation split
+→ pick, per tier, the family with the best validation score that fits the tier's size budget (and
+the default tier the same way) → evaluate the files on the test split, which only reports →
+optionally copy the chosen files into a runtime model folder (``--bundle``) and write the model
+card. Training settings come from ``recipes/<name>/train.json``.
 
 What it does not do: tune hyperparameters.
 """
@@ -52,14 +54,15 @@ def _family_stage(
     *,
     threads: int,
 ) -> dict[str, Any]:
-    """Train (resuming), export, calibrate and test one family of the recipe; its test scores.
+    """Train (resuming), export, calibrate, score on validation (``eval/onnx-val.json``, what the
+    choice reads) and test (``eval/onnx-test.json``, what the card reports) one family.
 
     A top-level function so that a process pool can run the families side by side. ``threads``:
     torch threads when the recipe does not set them (0: torch's default).
     """
     from picohead.calibrate import calibrate_files
     from picohead.dataset import load_manifest
-    from picohead.model_card import onnx_test_report
+    from picohead.model_card import onnx_test_report, onnx_val_scores
     from picohead.train import TrainConfig, train
 
     spec = family_spec(base, family, fam.get("arch"))
@@ -95,15 +98,16 @@ def _family_stage(
         onnx_dir.mkdir(parents=True, exist_ok=True)  # absent when every tier missed a gate
         done.write_text(json.dumps([r.to_dict() for r in reports], indent=1) + "\n")
     files = {
-        r["tier"]: Path(r["path"])
-        for r in json.loads(done.read_text())
-        if r["ok"] and r["path"]
+        r["tier"]: Path(r["path"]) for r in json.loads(done.read_text()) if r["ok"] and r["path"]
     }
     calib_file = run_dir / "eval" / "calibration.json"
     (run_dir / "eval").mkdir(exist_ok=True)
     if not calib_file.exists() or calib_file.stat().st_mtime < done.stat().st_mtime:
         calib = calibrate_files(files, val_data)
         calib_file.write_text(json.dumps(calib, indent=1) + "\n")
+    val_file = run_dir / "eval" / "onnx-val.json"
+    if not val_file.exists() or val_file.stat().st_mtime < calib_file.stat().st_mtime:
+        val_file.write_text(json.dumps(onnx_val_scores(files, val_data), indent=1) + "\n")
     test = load_manifest(corpus / "test.jsonl", spec, cache_dir=wcache)
     scores = onnx_test_report(files, spec, test)
     (run_dir / "eval" / "onnx-test.json").write_text(json.dumps(scores, indent=1) + "\n")
@@ -192,25 +196,41 @@ def run_recipe(
             for family, fut in futs.items():
                 summary["families"][family] = fut.result()
 
-    # Choose among every family of this recipe evaluated so far (also by earlier invocations).
-    all_scores = {
-        fam: json.loads((runs / f"{Path(name).name}-{fam}" / "eval" / "onnx-test.json").read_text())
-        for fam in plan["families"]
-        if (runs / f"{Path(name).name}-{fam}" / "eval" / "onnx-test.json").is_file()
-    }
+    # Choose among every family of this recipe evaluated so far (also by earlier invocations), by
+    # the validation split's score: the test split only reports what was chosen.
+    all_scores, val_scores = {}, {}
+    for fam in plan["families"]:
+        ev = runs / f"{Path(name).name}-{fam}" / "eval"
+        if not (ev / "onnx-test.json").is_file():
+            continue
+        all_scores[fam] = json.loads((ev / "onnx-test.json").read_text())
+        if (ev / "onnx-val.json").is_file():
+            val_scores[fam] = json.loads((ev / "onnx-val.json").read_text())
+        else:
+            log.warning(
+                "%s: no eval/onnx-val.json (evaluated by an older picohead); not a candidate "
+                "until `picohead train --recipe %s --family %s` scores it on validation",
+                fam,
+                name,
+                fam,
+            )
     choice: dict[str, Any] = {}
     for tier in base.tiers:
         cands = [
-            (s[tier]["mean_headline"], fam, s[tier])
+            (val_scores[fam][tier]["mean_headline"], fam, s[tier])
             for fam, s in all_scores.items()
-            if tier in s and s[tier]["bytes"] <= SIZE_BUDGET.get(tier, 1 << 62)
+            if fam in val_scores
+            and tier in s
+            and tier in val_scores[fam]
+            and s[tier]["bytes"] <= SIZE_BUDGET.get(tier, 1 << 62)
         ]
         if cands:
-            score, fam, s = max(cands, key=lambda c: c[0])
+            val, fam, s = max(cands, key=lambda c: c[0])
             choice[tier] = {
                 "family": fam,
                 "file": s["file"],
-                "mean_headline": score,
+                "val_mean_headline": val,
+                "mean_headline": s["mean_headline"],
                 "bytes": s["bytes"],
             }
     summary["choice"] = choice
@@ -238,13 +258,15 @@ def run_recipe(
         for tier, c in choice.items():
             shutil.copyfile(c["file"], bundle / f"{tier}.onnx")
         (bundle / "choice.json").write_text(json.dumps(summary, indent=1) + "\n")
-        # Every tier is far under the latency budget, so the default is the most accurate one.
-        best = max(choice, key=lambda t: choice[t]["mean_headline"])
+        # Every tier is far under the latency budget, so the default is the most accurate one
+        # on validation.
+        best = max(choice, key=lambda t: choice[t]["val_mean_headline"])
         model_doc = {
             "name": bundle.name,
             "default_tier": best,
             "tiers": list(choice),
-            "why_default": "highest mean test score of the shipped tiers (see MODEL_CARD.md)",
+            "why_default": "highest mean validation score of the shipped tiers (test scores: "
+            "MODEL_CARD.md)",
         }
         (bundle / "model.json").write_text(json.dumps(model_doc, indent=1) + "\n")
     return summary

@@ -46,6 +46,20 @@ def test_recipe_end_to_end(tmp_path):
     assert all(s["heads"]["kind"]["accuracy"] > 0.85 for s in scores.values())
     assert set(result["families"]) == {"steady", "bytes"}
     assert (tmp_path / "runs" / "toy-bytes" / "eval" / "onnx-test.json").is_file()
+    # the choice reads the validation scores; the test split only reports
+    val = {
+        fam: json.loads((tmp_path / "runs" / f"toy-{fam}" / "eval" / "onnx-val.json").read_text())
+        for fam in ("steady", "bytes")
+    }
+    for tier, c in result["choice"].items():
+        assert c["val_mean_headline"] == max(
+            v[tier]["mean_headline"] for v in val.values() if tier in v
+        )
+        assert c["val_mean_headline"] == val[c["family"]][tier]["mean_headline"]
+    model = json.loads((bundle / "model.json").read_text())
+    assert model["default_tier"] == max(
+        result["choice"], key=lambda t: result["choice"][t]["val_mean_headline"]
+    )
     # a second run resumes: nothing is retrained and the same choice comes back
     again = run_recipe(str(recipe), corpus=corpus, runs=tmp_path / "runs")
     assert again["choice"] == result["choice"]
