@@ -5,7 +5,7 @@ short, isolated lines a user pastes into a CI log or a config check (a key on it
 same key under its usual variable name, AWS's documentation example key, look-alikes). They are a
 sanity check of short inputs, not an accuracy figure: 22 lines, written by hand.
 
-    python benchmarks/risk_probes.py runtime/picohead_runtime/models/content-v4 NEW_FOLDER \
+    python benchmarks/risk_probes.py runtime/picohead_runtime/models/content-v5 NEW_FOLDER \
         --tiers small pro --out benchmarks/results/risk_probes.json
 
 Prints, per probe, each model's risk score for the flag the probe is about (the expected flag, or
