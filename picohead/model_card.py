@@ -81,18 +81,29 @@ def latency_ms(sess: Any, length: int = 2048, runs: int = 300) -> float:
     return session_latency(sess, names, (x, np.array([length], dtype=np.int64)), runs=runs)
 
 
+def _file_metrics(path: Path, data: WindowData) -> tuple[ModelSpec, Any, dict[str, Any]]:
+    """A tier file's embedded spec (its calibrated thresholds), session, and per-head metrics on
+    ``data``."""
+    from picohead.calibrate import embedded_spec
+
+    spec = embedded_spec(path)
+    sess = _session(path)
+    return spec, sess, evaluate_logits(spec, onnx_logits(sess, spec, data), data)
+
+
+def _mean_headline(metrics: dict[str, Any]) -> float:
+    return float(np.mean([headline(m) for m in metrics.values()]))
+
+
 def onnx_test_report(files: dict[str, Path], spec: ModelSpec, test: WindowData) -> dict[str, Any]:
     """Per tier: file size, latency, and metrics on the full test split and its short subsets."""
     short = {"text_lang_50B": short_text(test)}
     small = np.flatnonzero(test.lengths < 256)
     short["files_under_256B"] = test.subset(small)
-    from picohead.calibrate import embedded_spec
 
     out: dict[str, Any] = {}
     for tier, path in files.items():
-        spec = embedded_spec(path)  # carries this tier's calibrated thresholds
-        sess = _session(path)
-        full = evaluate_logits(spec, onnx_logits(sess, spec, test), test)
+        spec, sess, full = _file_metrics(path, test)
         subsets = {
             k: evaluate_logits(spec, onnx_logits(sess, spec, d), d) if len(d) else {}
             for k, d in short.items()
@@ -104,7 +115,7 @@ def onnx_test_report(files: dict[str, Path], spec: ModelSpec, test: WindowData) 
             "latency_ms_2kb_1thread": latency_ms(one),
             "heads": full,
             "short": subsets,
-            "mean_headline": float(np.mean([headline(m) for m in full.values()])),
+            "mean_headline": _mean_headline(full),
         }
     return out
 
@@ -113,18 +124,14 @@ def onnx_val_scores(files: dict[str, Path], val: WindowData) -> dict[str, Any]:
     """Per tier: its file's mean headline score on the validation split, the figure the recipe
     chooses families and the default tier by (the test split only reports). Each file's embedded
     (calibrated) thresholds apply, as in :func:`onnx_test_report`."""
-    from picohead.calibrate import embedded_spec
-
-    out: dict[str, Any] = {}
-    for tier, path in files.items():
-        spec = embedded_spec(path)
-        full = evaluate_logits(spec, onnx_logits(_session(path), spec, val), val)
-        out[tier] = {
+    return {
+        tier: {
             "file": str(path),
             "n": len(val),
-            "mean_headline": float(np.mean([headline(m) for m in full.values()])),
+            "mean_headline": _mean_headline(_file_metrics(path, val)[2]),
         }
-    return out
+        for tier, path in files.items()
+    }
 
 
 # -- added heads ----------------------------------------------------------------------------------
