@@ -38,6 +38,8 @@ def summary(scores: dict[str, Any]) -> dict[str, Any]:
             "risk_n_under_256B": short["files_under_256B"]["risk"]["n"],
             "risk_f1": {k: round(v["f1"], 3) for k, v in risk["per_class"].items()},
             "lookalikes_flagged": round(risk["lookalikes_flagged"], 4),
+            "binaries_flagged": risk.get("binaries_flagged"),
+            "risk_precision": {k: round(v["precision"], 3) for k, v in risk["per_class"].items()},
             "mean_headline": round(s["mean_headline"], 4),
         }
     return out

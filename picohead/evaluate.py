@@ -71,10 +71,16 @@ def softmax_metrics(
 
 
 def multilabel_metrics(
-    head: HeadSpec, logits: np.ndarray, y: np.ndarray, lookalike: np.ndarray | None = None
+    head: HeadSpec,
+    logits: np.ndarray,
+    y: np.ndarray,
+    lookalike: np.ndarray | None = None,
+    binary: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Per-label and micro/macro F1; ``lookalike`` marks generated negatives that carry a
-    look-alike (UUIDs, hashes, placeholders) whose false-alarm rate is reported on its own."""
+    look-alike (UUIDs, hashes, placeholders) whose false-alarm rate is reported on its own, and
+    ``binary`` the binary files (images, executables, archives, ...), whose false-alarm rate a
+    file scanner meets on every directory it walks."""
     probs = 1 / (1 + np.exp(-logits))
     thr = np.array([head.threshold_for(lab) for lab in head.labels])
     pred = probs >= thr
@@ -107,6 +113,10 @@ def multilabel_metrics(
             "lookalikes": int(sel.sum()),
             "lookalikes_flagged": round(float(pred[sel].any(1).mean()), 4),
         }
+    if binary is not None and (negatives & binary).any():
+        sel = negatives & binary
+        extra["binaries"] = int(sel.sum())
+        extra["binaries_flagged"] = round(float(pred[sel].any(1).mean()), 4)
     return {
         "n": int(len(y)),
         "micro_f1": round(_prf(tp, fp, fn)[2], 4),
@@ -120,10 +130,19 @@ def multilabel_metrics(
     }
 
 
+def _is_label(spec: ModelSpec, data: WindowData, head: str, label: str) -> np.ndarray:
+    """Samples whose ``head`` label is ``label`` (all False when the spec lacks either)."""
+    h = next((h for h in spec.heads if h.name == head and not h.multilabel), None)
+    if h is None or label not in h.labels or head not in data.labels:
+        return np.zeros(len(data), dtype=bool)
+    return np.asarray(data.labels[head] == h.labels.index(label))
+
+
 def evaluate_logits(
     spec: ModelSpec, logits: dict[str, np.ndarray], data: WindowData
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    binary = _is_label(spec, data, "modality", "binary")
     for h in spec.heads:
         m = data.label_mask[h.name]
         if not m.any():
@@ -132,7 +151,7 @@ def evaluate_logits(
         if h.multilabel:
             # the corpus's risk generator names its samples' sources "risk:<host source>"
             lookalike = np.char.startswith(data.sources[m].astype(str), "risk:")
-            out[h.name] = multilabel_metrics(h, logits[h.name][m], y, lookalike)
+            out[h.name] = multilabel_metrics(h, logits[h.name][m], y, lookalike, binary[m])
         else:
             out[h.name] = softmax_metrics(h, logits[h.name][m], y)
     return out

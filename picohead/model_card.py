@@ -373,6 +373,13 @@ def write_model_card(
                         f"keys planted by the generator; {m['lookalikes']} samples) that were "
                         f"flagged: {_pct(m['lookalikes_flagged'])} % (target <= 5 %)",
                     ]
+                if "binaries_flagged" in m:
+                    L += [
+                        "",
+                        f"Binary files without a secret in their window ({m['binaries']} "
+                        f"samples: images, executables, archives, fonts, ...) that were flagged: "
+                        f"{_pct(m['binaries_flagged'])} %",
+                    ]
     if calibration:
         L += [
             "",

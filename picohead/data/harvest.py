@@ -226,7 +226,7 @@ def _make(rule: Rule, rel: str, data: bytes, rng: random.Random, store: BlobStor
             out.append(store.record(piece, lab, source=source, group=group, prov=prov))
         return out
     if "mime" in d:
-        lab = format_labels(d["mime"], subtype=d.get("subtype"))
+        lab = dict(format_labels(d["mime"], subtype=d.get("subtype")), risk=detect(data))
         out.append(store.record(data, lab, source=source, group=group, prov=prov))
         return out
     # natural language

@@ -113,8 +113,7 @@ def test_labels_are_in_spec_and_coherent(corpus: Path) -> None:
             for v in val if isinstance(val, list) else [val]:
                 assert v in heads[head], (head, v)
         assert (corpus / r["path"]).is_file()
-        if r["labels"].get("modality") == "text" and r["labels"]["coarse"] in ("code", "text"):
-            assert "risk" in r["labels"]
+        assert "risk" in r["labels"]  # every sample, binaries included
         if "code_lang" in r["labels"]:
             assert r["labels"]["coarse"] == "code"
     langs = {r["labels"].get("code_lang") for r in recs} | {r["labels"].get("text_lang") for r in recs}
@@ -191,7 +190,7 @@ def test_risk_samples_include_short_excerpts(corpus: Path) -> None:
         assert set(r["labels"]) == {"risk"}  # no host language/format labels on a snippet
 
 
-def test_refresh_risk_relabels_harvested_samples_only(tmp_path: Path) -> None:
+def test_refresh_risk_relabels_all_but_planted_labels(tmp_path: Path) -> None:
     store = BlobStore(tmp_path)
     leak = b"config:\n  contact: ops@acme-corp.io\n"
     stale = store.record(leak, {"coarse": "code", "risk": []}, source="deb:x", group="g", prov={})
@@ -200,8 +199,14 @@ def test_refresh_risk_relabels_harvested_samples_only(tmp_path: Path) -> None:
     planted = store.record(b"tel +44 20 7946 0958", {"risk": ["phone"]}, source="risk:deb:x",
                            group="g", prov={})
     binary = store.record(b"\x00\x01", {"coarse": "image"}, source="gen:images", group="g", prov={})
-    _refresh_risk(tmp_path, [stale, word, planted, binary])
+    elf = store.record(b"\x7fELF\x02\x00token=ghp_" + b"aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A" + b"\x00",
+                       {"coarse": "executable"}, source="deb:z", group="g", prov={})
+    pem = store.record(b"-----BEGIN PRIVATE KEY-----", {"risk": []}, source="gen:pem", group="g",
+                       prov={})
+    _refresh_risk(tmp_path, [stale, word, planted, binary, elf, pem])
     assert stale["labels"]["risk"] == ["email"]  # the detector of this build sees it
     assert word["labels"]["risk"] == []  # an older detector's label is dropped
     assert planted["labels"]["risk"] == ["phone"]  # the generator's own label stands
-    assert "risk" not in binary["labels"]
+    assert binary["labels"]["risk"] == []  # binaries get labels too (no flag here)
+    assert elf["labels"]["risk"] == ["api_key"]  # a token in an executable's strings is a finding
+    assert pem["labels"]["risk"] == []  # a generator's planted label stands

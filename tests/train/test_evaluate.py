@@ -1,8 +1,9 @@
-"""Softmax metrics: raw accuracy, per-class scores, and what the runtime answers under thresholds."""
+"""Softmax metrics: raw accuracy, per-class scores, and what the runtime answers under thresholds;
+multilabel metrics with their false-alarm slices."""
 
 import numpy as np
 
-from picohead.evaluate import softmax_metrics
+from picohead.evaluate import multilabel_metrics, softmax_metrics
 from picohead_runtime.spec import HeadSpec
 
 
@@ -31,3 +32,27 @@ def test_softmax_metrics_report_accuracy_and_thresholded_coverage():
     assert m["per_class"]["c"] == {"precision": 1.0, "recall": 0.6667, "f1": 0.8, "support": 3}
     assert m["confusions"] == [["c", "b", 1]]
     assert np.array(m["matrix"]).sum() == 5
+
+
+def test_multilabel_metrics_report_lookalike_and_binary_false_alarms():
+    head = HeadSpec(name="risk", kind="multilabel", labels=("key", "mail"), threshold=0.5)
+    probs = np.array(
+        [
+            [0.9, 0.1],  # key, right
+            [0.1, 0.1],  # negative look-alike, quiet
+            [0.7, 0.1],  # negative look-alike, flagged
+            [0.8, 0.1],  # negative binary, flagged
+            [0.1, 0.1],  # negative binary, quiet
+            [0.1, 0.2],  # negative binary, quiet
+            [0.1, 0.9],  # binary holding an e-mail address, found: not a false alarm
+        ]
+    )
+    y = np.array([[1, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 1]], dtype=np.float32)
+    look = np.array([False, True, True, False, False, False, False])
+    binary = np.array([False, False, False, True, True, True, True])
+    m = multilabel_metrics(head, np.log(probs / (1 - probs)), y, look, binary)
+    assert m["lookalikes"] == 2 and m["lookalikes_flagged"] == 0.5
+    assert m["binaries"] == 3 and m["binaries_flagged"] == round(1 / 3, 4)
+    assert m["negatives_flagged"] == 0.4  # 2 of the 5 negatives
+    assert m["per_class"]["key"]["precision"] == round(1 / 3, 4)
+    assert "binaries" not in multilabel_metrics(head, np.log(probs / (1 - probs)), y, look)
