@@ -1,7 +1,8 @@
 """Multi-head, multi-tier training with checkpoints, resume, validation and early stopping.
 
 One step: sample a batch, trim it to its longest window, optionally rewrite flagged rows
-(``augment``, e.g. fresh secret bodies) and cut a share to short excerpts (``crop_prob``), run the
+(``augment``, e.g. fresh secret bodies; ``plant``, e.g. fresh secrets and look-alikes
+planted into rows without a flag) and cut a share to short excerpts (``crop_prob``), run the
 tiers chosen by the sandwich rule
 (largest + smallest + one random middle tier; ``all`` runs every tier), sum per-head losses
 (cross-entropy, missing labels ignored; BCE for multilabel heads) over those tiers, optionally add
@@ -87,6 +88,13 @@ class TrainConfig:
     # a sample is drawn, so longer training cannot memorise the training keys).
     augment: dict[str, str] = field(default_factory=dict)
     augment_prob: float = 1.0
+    # Multilabel heads into whose rows without a flag something is planted: head name ->
+    # "module:function" called as f(window_bytes, positive_label_names, random.Random) -> (bytes
+    # of the same length, the new label names) or None to leave the row, on a ``plant_prob``
+    # share of those rows (e.g. {"risk": "picohead.data.risk:plant_secret"}: fresh secrets and
+    # look-alikes under shared names in any host, so the head learns values, not field names).
+    plant: dict[str, str] = field(default_factory=dict)
+    plant_prob: float = 0.0
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
@@ -163,6 +171,49 @@ def augmenters(spec: ModelSpec, cfg: TrainConfig) -> dict[str, Augmenter]:
     if not 0 <= cfg.augment_prob <= 1:
         raise ValueError(f"augment_prob: {cfg.augment_prob!r} must lie in [0, 1]")
     return _label_hooks(spec, cfg.augment, "augment")
+
+
+Planter = tuple[
+    Callable[[bytes, list[str], random.Random], tuple[bytes, list[str]] | None], tuple[str, ...]
+]
+
+
+def planters(spec: ModelSpec, cfg: TrainConfig) -> dict[str, Planter]:
+    """Resolve ``cfg.plant`` to (function, the head's labels) per multilabel head."""
+    if not 0 <= cfg.plant_prob <= 1:
+        raise ValueError(f"plant_prob: {cfg.plant_prob!r} must lie in [0, 1]")
+    return _label_hooks(spec, cfg.plant, "plant")
+
+
+def plant_batch(
+    x: torch.Tensor,
+    lengths: torch.Tensor,
+    labels: Labels,
+    plant: dict[str, Planter],
+    prob: float,
+    rng: np.random.Generator,
+) -> int:
+    """Rewrite, in place, a ``prob`` share of the labelled rows without a flag in a ``plant`` head
+    with its function (same length) and set the labels it returns; returns how many changed."""
+    changed = 0
+    for name, (fn, names) in plant.items():
+        y, m = labels[0][name], labels[1][name]
+        rows = np.flatnonzero(m & ~(y > 0.5).any(axis=1) & (rng.random(len(m)) < prob))
+        for r in rows:
+            k = int(lengths[r])
+            got = fn(bytes(x[r, :k].numpy()), [], random.Random(int(rng.integers(1 << 62))))
+            if got is None:
+                continue
+            new, flags = got
+            if len(new) != k:
+                raise ValueError(f"plant {name!r}: {fn.__name__} changed a row's length")
+            unknown = set(flags) - set(names)
+            if unknown:
+                raise ValueError(f"plant {name!r}: {fn.__name__} returned unknown labels {unknown}")
+            x[r, :k] = torch.frombuffer(bytearray(new), dtype=torch.uint8)
+            y[r] = [1.0 if n in flags else 0.0 for n in names]
+            changed += 1
+    return changed
 
 
 def augment_batch(
@@ -485,6 +536,7 @@ def train(
     multilabel = {h.name for h in spec.heads if h.multilabel}
     relabel = crop_relabellers(spec, cfg)
     augment = augmenters(spec, cfg)
+    plant = planters(spec, cfg)
 
     def save(path: Path, extra: dict[str, Any]) -> None:
         tmp = path.with_suffix(".tmp")
@@ -512,6 +564,8 @@ def train(
             rng = np.random.default_rng([cfg.seed, step])  # same tiers on every rank
             x, lengths = batch_tensors(train_data, idx)
             labels = batch_labels(train_data, idx)
+            if plant and cfg.plant_prob > 0:
+                plant_batch(x, lengths, labels, plant, cfg.plant_prob, rng)
             if augment:
                 augment_batch(x, lengths, labels, augment, cfg.augment_prob, rng)
             if cfg.crop_prob > 0:

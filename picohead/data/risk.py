@@ -477,3 +477,95 @@ def insert(host: str, line: str, rng: random.Random) -> str:
         pos += n
     i = rng.choice(candidates) if candidates else 0
     return "\n".join(lines[:i] + [line] + lines[i:])
+
+
+# -- secrets planted at training time ------------------------------------------------------------
+# The corpus's risk samples give every kind its own names (GITHUB_TOKEN, DB_PASSWORD, phone) and
+# the look-alikes others (request_id, sha256): content-v5 learned the names, not the values (a bare
+# ghp_ token scored 0.001, the same token after ``GITHUB_TOKEN=`` 0.998; ``aws access key id:
+# AKIA…`` 0.002). A planted value takes a name from one pool shared by every kind and by the
+# look-alikes, or no name at all, so only the value tells them apart.
+SHARED_NAMES = (
+    "token", "key", "secret", "api_key", "apiKey", "auth_token", "access_token", "credentials",
+    "client_secret", "GITHUB_TOKEN", "AWS_ACCESS_KEY_ID", "STRIPE_SECRET_KEY", "SLACK_BOT_TOKEN",
+    "NPM_TOKEN", "OPENAI_API_KEY", "GOOGLE_API_KEY", "value", "id", "contact", "email", "phone",
+    "tel", "support", "session", "request_id", "config", "X-Api-Key", "bearer", "jwt", "hash",
+    "checksum", "commit", "blob", "mobile", "maintainer", "owner", "from", "user")
+# The password detector needs a password-like name: secrets and placeholders share these.
+PASSWORD_NAMES = ("password", "passwd", "pwd", "PASSWORD", "Password", "PASSWD", "DB_PASSWORD",
+                  "db_pass", "db_password", "PWD")
+_PLANT_LANGS = (None, None, "python", "javascript", "go", "yaml", "json", "shell", "java", "toml",
+                "xml", "php", "c", "rust", "ruby", "sql", "kotlin", "perl")
+_PLANT_KINDS = ("api_key",) * 6 + ("password",) * 4 + ("phone",) * 4 + ("email", "email", "jwt")
+_NEAR_MISS = ("AKIA", "ghp_", "sk_live_", "xoxb-", "AIza", "glpat-", "npm_", "sk-proj-")
+PLANT_NEGATIVE_SHARE = 0.3
+
+
+def _plant_negative(rng: random.Random) -> tuple[str, str]:
+    """A name and a value that no flag covers: a look-alike, a placeholder under a password name,
+    a provider prefix with a body of the wrong length, or a random token without a prefix."""
+    k = rng.randrange(6)
+    if k == 0:  # placeholders and words where the password detector looks
+        return rng.choice(PASSWORD_NAMES), rng.choice(
+            ["${DB_PASSWORD}", "<password>", "os.getenv('DB_PASSWORD')", "None", "********",
+             "process.env.PASSWORD", "String", "compat", "required", "user_password", "changeme"])
+    if k == 1:  # a provider prefix whose body is too short for the format
+        return rng.choice(SHARED_NAMES), rng.choice(_NEAR_MISS) + _rand(rng, rng.randrange(4, 12))
+    if k == 2:  # a random token without a provider prefix is not an API key to the detectors
+        return rng.choice(SHARED_NAMES), _rand(rng, rng.choice([16, 20, 24, 32, 40]))
+    return rng.choice(SHARED_NAMES), lookalike(rng)[1]
+
+
+def _planted_line(kind: str | None, rng: random.Random) -> tuple[str, str]:
+    """(line, value): ``kind``'s fresh value (``None``: a negative) the way a file, a log, a
+    command line or a sentence would carry it."""
+    if kind is None:
+        name, value = _plant_negative(rng)
+    else:
+        name, value = MAKERS[kind](rng)
+        if kind == "password":
+            if "://" not in value:
+                name = rng.choice(PASSWORD_NAMES)
+        elif rng.random() < 0.8:
+            name = rng.choice(SHARED_NAMES)
+    host = rng.choice(["api.acme-corp.io", "internal.example.net", "10.0.3.17:8443", "svc.local"])
+    pw_name = name in PASSWORD_NAMES
+    bare = [f"{value}", f"  {value}", f"{name} {value}", f"[2024-05-{rng.randrange(1, 29):02d} "
+            f"12:{rng.randrange(60):02d}:07] INFO using {name} {value}",
+            f"curl -H 'Authorization: Bearer {value}' https://{host}/v1/items",
+            f"https://{host}/v1/items?{name}={value}", f"- {value}", f"'{value}',",
+            f"{name.replace('_', ' ')} is {value}", f"--{name}={value}"]
+    if pw_name:  # the password detector wants ``name[:=]value``
+        bare = [f"--{name}={value}", f"{name}: {value}", f"{name}={value}"]
+    elif "://" in value:  # a connection string
+        bare = [value, f"{name} {value}", f"--{name}={value}", f"connecting to {value}"]
+    if rng.random() < 0.4:
+        return rng.choice(bare), value
+    return assignment(rng.choice(_PLANT_LANGS), name, value, rng), value
+
+
+def plant_secret(window: bytes, labels: list[str], rng: random.Random) -> tuple[bytes, list[str]] | None:
+    """``window`` (a training sample without any flag) with one line planted at a line boundary
+    and its end cut by as much, so the length stays: a fresh secret of a random kind (API keys,
+    passwords and phone numbers most often) or, ``PLANT_NEGATIVE_SHARE`` of the time, a value no
+    flag covers; names come from pools shared by all of them (``SHARED_NAMES``,
+    ``PASSWORD_NAMES``). Returns the new window and its flags (the detectors' verdict, plus
+    ``phone`` when the planted number shows), or ``None`` to leave the row alone: a flagged
+    row, a binary window (a NUL byte), or a window under four times the line's length, where
+    the line would outweigh the host. Used as a training augmentation (``TrainConfig.plant``).
+    """
+    if labels or b"\x00" in window:
+        return None
+    kind = None if rng.random() < PLANT_NEGATIVE_SHARE else rng.choice(_PLANT_KINDS)
+    line, value = _planted_line(kind, rng)
+    b = line.encode("utf-8") + b"\n"
+    if 4 * len(b) > len(window):
+        return None
+    room = window[: len(window) - len(b)]
+    starts = [0] + [i + 1 for i, c in enumerate(room) if c == 10]
+    at = rng.choice(starts)
+    new = (window[:at] + b + window[at:])[: len(window)]
+    found = set(detect(new))
+    if kind == "phone" and value.encode("utf-8") in new:
+        found.add("phone")
+    return new, [name for name in RISKS if name in found]

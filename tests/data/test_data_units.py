@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import random
 import re
+from collections import Counter
 
 from picohead.data import risk, textclean
 from picohead.data.harvest import cuts
@@ -229,3 +230,29 @@ def test_aws_example_key_no_longer_outnumbers_generated_aws_keys() -> None:
     examples = sum(risk.lookalike(rng)[1] == "AKIAIOSFODNN7EXAMPLE" for _ in range(3000))
     # 559 vs 55 here; the expectation was 300 vs 231 before (1 in 10 keys, 1 in 13 look-alikes)
     assert 0 < examples < generated
+
+
+def test_plant_secret_keeps_length_and_labels_by_the_detectors() -> None:
+    rng = random.Random(5)
+    host = b"".join(b"line %d of a plain host file\n" % i for i in range(60))
+    kinds: Counter[tuple[str, ...]] = Counter()
+    names_by_label: dict[bool, set[str]] = {True: set(), False: set()}
+    for _ in range(600):
+        got = risk.plant_secret(host, [], rng)
+        if got is None:
+            continue
+        new, flags = got
+        assert len(new) == len(host) and new != host
+        assert set(flags) - {"phone"} == set(risk.detect(new))  # the detectors' verdict
+        kinds[tuple(flags)] += 1
+        planted = next(ln for ln in new.split(b"\n") if not ln.startswith(b"line "))
+        m = re.match(rb"(?:export |const |val |my \$|\$)?([A-Za-z_]+)\s*[:=]", planted)
+        if m and flags in (["api_key"], []):
+            names_by_label[bool(flags)].add(m.group(1).decode())
+    assert {("api_key",), ("password",), ("phone",), ("email",), ()} <= set(kinds)
+    assert 0.15 < kinds[()] / sum(kinds.values()) < 0.5  # negatives: look-alikes, near misses
+    # one name pool for secrets and look-alikes: the field name says nothing about the flag
+    assert len(names_by_label[True] & names_by_label[False]) >= 5
+    assert risk.plant_secret(host, ["email"], rng) is None  # flagged rows are left alone
+    assert risk.plant_secret(b"\x00\x01" * 400, [], rng) is None  # so are binaries
+    assert risk.plant_secret(b"tiny\n", [], rng) is None  # and windows the line would swamp

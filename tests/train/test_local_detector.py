@@ -6,10 +6,19 @@ import numpy as np
 import pytest
 import torch
 
+from picohead.data import risk
 from picohead.models import build_model, slice_tier
 from picohead.models.steady import SHAPE_MAP
 from picohead.testing import toy_spec
-from picohead.train import TrainConfig, augment_batch, augmenters, crop_batch, crop_relabellers
+from picohead.train import (
+    TrainConfig,
+    augment_batch,
+    augmenters,
+    crop_batch,
+    crop_relabellers,
+    plant_batch,
+    planters,
+)
 from picohead_runtime.spec import ModelSpec, SpecError
 from picohead_runtime.windows import batch_windows
 
@@ -248,3 +257,38 @@ def test_export_path_detector_hashes_and_outputs_match_training_path():
     assert torch.equal(idx_a[valid_a], idx_b[valid_b])
     for h in spec.head_names:
         torch.testing.assert_close(out_a[h], out_b[h], atol=1e-5, rtol=1e-4)
+
+
+def test_plant_batch_plants_into_clean_rows_and_sets_their_labels():
+    """``plant`` rewrites labelled rows without a flag (same length) and sets the labels its
+    function returns; flagged and unlabelled rows stay as they are."""
+    names = ("api_key", "jwt", "private_key", "password", "email", "phone")
+    host = b"".join(b"some plain words on line %d\n" % i for i in range(40))
+    wins = [host, host, host, host]
+    x, lengths = (torch.from_numpy(a) for a in batch_windows(wins))
+    y = np.zeros((4, len(names)), dtype=np.float32)
+    y[1, 4] = 1  # row 1 is flagged; row 2 is unlabelled
+    mask = np.array([True, True, False, True])
+    spec = ModelSpec.from_dict(
+        {**toy_spec("steady"), "heads": [{"name": "risk", "kind": "multilabel", "labels": list(names)}]}
+    )
+    plant = planters(spec, TrainConfig(plant={"risk": "picohead.data.risk:plant_secret"}))
+    orig = x.clone()
+    flagged = 0
+    for seed in range(30):
+        xb, lab = orig.clone(), ({"risk": y.copy()}, {"risk": mask.copy()})
+        assert plant_batch(xb, lengths, lab, plant, 1.0, np.random.default_rng(seed)) == 2
+        assert torch.equal(xb[1:3], orig[1:3]) and (lab[0]["risk"][1:3] == y[1:3]).all()
+        for r in (0, 3):
+            row = bytes(xb[r, : int(lengths[r])].numpy())
+            assert len(row) == len(host) and row != host
+            got = {n for n, v in zip(names, lab[0]["risk"][r]) if v > 0.5}
+            assert got - {"phone"} == set(risk.detect(row))
+            flagged += bool(got)
+    assert 0 < flagged < 60  # secrets and negatives both
+    assert plant_batch(x, lengths, ({"risk": y.copy()}, {"risk": mask.copy()}), plant, 0.0,
+                       np.random.default_rng(0)) == 0
+    with pytest.raises(ValueError, match="not a multilabel head"):
+        planters(spec, TrainConfig(plant={"mime": "picohead.data.risk:plant_secret"}))
+    with pytest.raises(ValueError, match="plant_prob"):
+        planters(spec, TrainConfig(plant_prob=-0.1))
