@@ -3,7 +3,7 @@
 The corpus's risk test samples are generated secrets planted in real files; these probes are the
 short, isolated lines a user pastes into a CI log or a config check (a key on its own line, the
 same key under its usual variable name, AWS's documentation example key, look-alikes). They are a
-sanity check of short inputs, not an accuracy figure: 22 lines, written by hand.
+sanity check of short inputs, not an accuracy figure: 32 lines, written by hand.
 
     python benchmarks/risk_probes.py runtime/picohead_runtime/models/content-v5 NEW_FOLDER \
         --tiers small pro --out benchmarks/results/risk_probes.json
@@ -51,6 +51,27 @@ PROBES: list[tuple[str, str, bool]] = [
     ("Call us on +44 20 7946 0958 (Mon-Fri).", "phone", True),
     ("contact: anna.schmidt@gmx.de", "email", True),
     ("contact: jane@example.com", "email", False),
+    # Added 2026-11-30 (session 8) after content-v5 was found to key its API-key flag on field
+    # names (a bare ghp_ token scored 0.001, the same token after GITHUB_TOKEN= 0.998): keys
+    # with no name or an unusual one, and look-alikes under the names real keys use.
+    ("ghp_R8kWq2ZLx7NfT3vJmB9yHc4sPd6gUa1eYo5i", "api_key", True),
+    ("aws access key id: AKIAQW3EXZ7N5M2KRT4P", "api_key", True),
+    (
+        "curl -H 'Authorization: token ghp_R8kWq2ZLx7NfT3vJmB9yHc4sPd6gUa1eYo5i' https://api.github.com/user",
+        "api_key",
+        True,
+    ),
+    ("export TOKEN=xoxb-482910375621-7730193846251-Qm8TzW3rLx9KcV2nBf5HjY4d", "api_key", True),
+    (
+        "https://maps.googleapis.com/maps/api/geocode/json?address=Berlin&key=AIzaSyD4k9Qx2LmV7nB3cW8eR1tY6uI0oP5aZ_s",
+        "api_key",
+        True,
+    ),
+    ("GITHUB_TOKEN=ghp_R8kWq2ZLx7Nf", "api_key", False),
+    ("GITHUB_TOKEN: 3f786850e387550fdab836ed7e6dc881de23001b", "api_key", False),
+    ("token: 3f2a9c1e-7b4d-4e8a-9c2f-1a2b3c4d5e6f", "api_key", False),
+    ("My number is (415) 555-0132, call after six.", "phone", True),
+    ("db_password: Qv7#mT2p!xLw", "password", True),
 ]
 
 
