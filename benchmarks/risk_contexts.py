@@ -5,7 +5,8 @@ The corpus's risk test samples share the generator's field names with the traini
 (``GITHUB_TOKEN``, ``DB_PASSWORD``, ``phone``), so a model that keys on names instead of values
 still scores well there; this slice asks whether a flag follows the value. Each sample is a clean
 text file of the test split (no flag, no NUL byte) cut to at most 1,500 bytes at a line end, with
-one line inserted at a random line boundary: a fresh secret (``risk.MAKERS``: the value formats
+one line inserted at a random line boundary (``--split val`` takes validation files instead: use it
+to choose between runs, the test split to report): a fresh secret (``risk.MAKERS``: the value formats
 are the flags' definition) or a negative (a provider prefix with a short body, a hex digest, a
 UUID, a placeholder under a password name), under a name from ``NAMES`` in a template from
 ``TEMPLATES``. Labels are the detectors' verdict on the result, plus ``phone`` when a planted
@@ -94,8 +95,8 @@ def make_sample(host: bytes, rng: random.Random) -> tuple[bytes, list[str], str]
     return data, [f for f in risk.RISKS if f in found], kind
 
 
-def hosts(corpus: Path, n: int, rng: random.Random) -> list[bytes]:
-    rows = [json.loads(line) for line in (corpus / "test.jsonl").open()]
+def hosts(corpus: Path, n: int, rng: random.Random, split: str = "test") -> list[bytes]:
+    rows = [json.loads(line) for line in (corpus / f"{split}.jsonl").open()]
     clean = [
         r
         for r in rows
@@ -130,14 +131,19 @@ def _prf(tp: int, fp: int, fn: int) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("folders", nargs="+", type=Path, help="model folders (<tier>.onnx files)")
-    ap.add_argument("--corpus", type=Path, default=Path("corpus"), help="holds test.jsonl")
+    ap.add_argument("--corpus", type=Path, default=Path("corpus"), help="holds <split>.jsonl")
+    ap.add_argument(
+        "--split",
+        default="test",
+        help="the hosts' split: val to choose between runs, test to report",
+    )
     ap.add_argument("--tiers", nargs="+", default=["small", "pro"])
     ap.add_argument("--n", type=int, default=1000, help="samples")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    samples = [make_sample(h, rng) for h in hosts(args.corpus, args.n, rng)]
+    samples = [make_sample(h, rng) for h in hosts(args.corpus, args.n, rng, args.split)]
     kinds = Counter(k for _, _, k in samples)
     doc: dict[str, object] = {
         "n": len(samples),
