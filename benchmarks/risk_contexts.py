@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import string
 from collections import Counter
 from pathlib import Path
 
@@ -61,11 +62,15 @@ KINDS = ("api_key", "api_key", "password", "phone", "email", "jwt")
 FLAGS = ("api_key", "jwt", "password", "email", "phone")
 
 
+def _token(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(n))
+
+
 def _negative(rng: random.Random) -> tuple[str, str]:
     k = rng.randrange(4)
     if k == 0:
         prefix = rng.choice(["AKIA", "ghp_", "sk_live_", "xoxb-", "AIza", "npm_"])
-        return rng.choice(NAMES), prefix + risk._rand(rng, rng.randrange(5, 11))
+        return rng.choice(NAMES), prefix + _token(rng, rng.randrange(5, 11))
     if k == 1:
         return rng.choice(NAMES), "%040x" % rng.getrandbits(160)
     if k == 2:
