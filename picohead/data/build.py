@@ -216,7 +216,7 @@ def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: li
                 lab: dict[str, Any] = format_labels(mime, subtype=extra.get("subtype"),
                                                     modality=extra.get("modality"))
                 # binary samples too: a model never shown a binary's risk target flags them at
-                # random (content-v5 pro: an API key on 29 % of the test split's binaries)
+                # random (content-v5's pro flagged 57 % of the test split's binaries)
                 lab["risk"] = extra["risk"] if "risk" in extra else risk.detect(data)
                 src = extra.get("source", f"gen:{g}")
                 grp = extra.get("group", f"gen:{g}:{mime}:{counts[mime] // 4}")
