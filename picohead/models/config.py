@@ -110,6 +110,13 @@ class SteadyConfig:
     # ``local_hidden`` 0 has no detector.
     local_ngrams: tuple[int, ...] = ()  # raw-byte n-gram lengths of the detector
     shape_ngrams: tuple[int, ...] = ()  # n-gram lengths over byte classes (a-z, A-Z, 0-9 folded)
+    # n-gram lengths over word classes ([A-Za-z0-9_-] one class, whitespace one, every other
+    # ASCII byte one, bytes >= 128 one), each starting one byte *before* its position (the input's
+    # start and end count as whitespace): at the first byte of a token, the 22-gram holds the byte
+    # before it, the token's length if below 21 and the byte after it (AWS's 20-character key
+    # ids), the 41-gram a run of 40 token bytes (ghp_ / npm_ tokens), so a provider prefix in the
+    # raw n-grams and the length of the token it opens meet in one position's sum.
+    word_ngrams: tuple[int, ...] = ()
     local_buckets: int = 4096  # detector hash-table rows (shared by all tiers; a power of two)
     local_dims: dict[str, int] = field(
         default_factory=lambda: {"tiny": 8, "small": 8, "base": 16, "pro": 16}
@@ -122,7 +129,7 @@ class SteadyConfig:
     @property
     def local(self) -> bool:
         """Whether the model has a detector (some n-grams, and some tier with units)."""
-        has_ngrams = bool(self.local_ngrams or self.shape_ngrams)
+        has_ngrams = bool(self.local_ngrams or self.shape_ngrams or self.word_ngrams)
         return has_ngrams and any(v > 0 for v in self.local_hidden.values())
 
     def validate(self, tiers: tuple[str, ...]) -> None:
@@ -152,7 +159,9 @@ class SteadyConfig:
             raise SpecError("arch.ngrams: must be a non-empty list of n-gram lengths in 1..16")
         if any(n < 1 or n > 16 for n in (*self.local_ngrams, *self.shape_ngrams)):
             raise SpecError("arch.local_ngrams/shape_ngrams: n-gram lengths must be in 1..16")
-        if self.local_ngrams or self.shape_ngrams:
+        if any(n < 2 or n > 64 for n in self.word_ngrams):
+            raise SpecError("arch.word_ngrams: n-gram lengths must be in 2..64")
+        if self.local_ngrams or self.shape_ngrams or self.word_ngrams:
             b = self.local_buckets
             if isinstance(b, bool) or not isinstance(b, int) or b & (b - 1) or not 2 <= b <= 2**24:
                 raise SpecError(f"arch.local_buckets: {b!r} must be a power of two in [2, 2**24]")

@@ -323,6 +323,17 @@ _SHAPE[128:] = 128
 _SHAPE[ord("\t")] = ord(" ")
 SHAPE_MAP = _SHAPE
 
+# Byte classes of the detector's "word" n-grams: token bytes ([A-Za-z0-9_-]) -> 'w', whitespace ->
+# ' ', bytes >= 128 -> 128, every other byte (punctuation, control bytes) -> '.'.
+_WORD = np.full(256, ord("."), dtype=np.uint8)
+for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-":
+    _WORD[_c] = ord("w")
+for _c in b" \t\n\r\v\f":
+    _WORD[_c] = ord(" ")
+_WORD[128:] = 128
+WORD_MAP = _WORD
+WORD_START = ord(" ")  # the class of the byte before the input's first byte
+
 
 def aligned_hashes(
     ids: torch.Tensor,
@@ -378,6 +389,10 @@ class SteadyModel(nn.Module):
             self.local_table = nn.Parameter(torch.randn(cfg.local_buckets, ldim) * 0.1)
             self.local_proj = SlimLinear(ldim, max(1, max(cfg.local_hidden.values())))
             self.register_buffer("shape_map", torch.from_numpy(SHAPE_MAP.copy()), persistent=False)
+            if cfg.word_ngrams:
+                self.register_buffer(
+                    "word_map", torch.from_numpy(WORD_MAP.copy()), persistent=False
+                )
             if not cfg.local_heads:  # every head reads the detector: one wider feature vector
                 head_dims = {t: d + cfg.local_hidden[t] for t, d in head_dims.items()}
         unknown = set(cfg.local_heads) - set(head_sizes)
@@ -469,7 +484,8 @@ class SteadyModel(nn.Module):
     def local_hashes(
         self, data: torch.Tensor, lengths: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Position-aligned detector hashes ``[K, B, L]`` and validity (raw, then shape n-grams)."""
+        """Position-aligned detector hashes ``[K, B, L]`` and validity (raw, then shape, then
+        word n-grams)."""
         cfg = self.cfg
         shape_map: torch.Tensor = self.shape_map  # type: ignore[assignment]
         kinds = []  # (byte channel, n-grams, salt): raw bytes, then byte shapes
@@ -477,6 +493,30 @@ class SteadyModel(nn.Module):
             kinds.append((data, cfg.local_ngrams, 2 * MAX_N))
         if cfg.shape_ngrams:
             kinds.append((shape_map[data.long()], cfg.shape_ngrams, 3 * MAX_N))
+        parts = []
+        if kinds:
+            parts.append(self._aligned(kinds, lengths))
+        if cfg.word_ngrams:
+            # The word classes between two whitespace classes (before the first byte and just
+            # after the last one of each row), so the n-gram at position i starts at byte i - 1
+            # and may end one byte past the input: the input's start and end are boundaries.
+            # Hashed on their own (their rows are two bytes wider), then cut back to the input's
+            # width.
+            word_map: torch.Tensor = self.word_map  # type: ignore[assignment]
+            words = F.pad(word_map[data.long()], (1, 1), value=WORD_START)
+            pos = torch.arange(words.shape[1], device=data.device).unsqueeze(0)
+            end = pos == (lengths + 1).unsqueeze(1)
+            words = torch.where(end, torch.full_like(words, WORD_START), words)
+            h, v = self._aligned([(words, cfg.word_ngrams, 4 * MAX_N)], lengths + 2)
+            parts.append((h[..., : data.shape[1]], v[..., : data.shape[1]]))
+        if len(parts) == 1:
+            return parts[0]
+        return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
+
+    def _aligned(
+        self, kinds: list[tuple[torch.Tensor, tuple[int, ...], int]], lengths: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Hashes and validity ``[K, B, L]`` of ``(byte channel, n-grams, salt)`` kinds."""
         if not self.use_bag:  # export: one Conv + one float64 MatMul for every kind
             chans = [c.to(torch.float32) + 1 for c, _, _ in kinds]
             return aligned_hashes_fused(chans, lengths, [(ng, salt) for _, ng, salt in kinds])

@@ -8,7 +8,7 @@ import torch
 
 from picohead.data import risk
 from picohead.models import build_model, slice_tier
-from picohead.models.steady import SHAPE_MAP
+from picohead.models.steady import SHAPE_MAP, WORD_MAP
 from picohead.testing import toy_spec
 from picohead.train import (
     TrainConfig,
@@ -25,6 +25,7 @@ from picohead_runtime.windows import batch_windows
 LOCAL = {
     "local_ngrams": [4, 8],
     "shape_ngrams": [3, 6],
+    "word_ngrams": [3, 12],
     "local_buckets": 512,
     "local_dims": {"tiny": 4, "small": 8},
     "local_hidden": {"tiny": 0, "small": 12},
@@ -49,6 +50,40 @@ def test_shape_map_folds_letters_and_digits_only():
     assert SHAPE_MAP[ord("q")] == ord("a") and SHAPE_MAP[ord("Q")] == ord("A")
     assert SHAPE_MAP[ord("7")] == ord("0") and SHAPE_MAP[200] == 128
     assert SHAPE_MAP[ord("@")] == ord("@") and SHAPE_MAP[ord("\n")] == ord("\n")
+
+
+def test_word_map_folds_token_bytes_and_whitespace():
+    assert {WORD_MAP[c] for c in b"aZ09_-"} == {ord("w")}
+    assert {WORD_MAP[c] for c in b" \t\n\r"} == {ord(" ")}
+    assert {WORD_MAP[c] for c in b".:=\"'@/\x00"} == {ord(".")} and WORD_MAP[200] == 128
+
+
+def test_word_ngrams_see_the_input_start_and_end_as_whitespace():
+    """The word n-gram at a token's first byte reads the byte before it: the same token after a
+    space or at the input's start gives the same hash there; after '=' another one. The input's
+    end reads as whitespace too, whatever the padding holds."""
+    torch.manual_seed(0)
+    d = toy_spec("steady")
+    d["arch"] = {**d["arch"], **LOCAL, "local_ngrams": [], "shape_ngrams": []}
+    model = build_model(ModelSpec.from_dict(d)).eval()
+    token = b"AKIA" + b"Q" * 16
+    rows = [token, b" " + token, b"=" + token, token + b" " + b"Z" * 40]
+    x, lengths = (torch.from_numpy(a) for a in batch_windows(rows))
+    for r in range(3):
+        x[r, len(rows[r]) :] = ord("Z")  # token bytes, not zeros, in the padding
+    h, valid = model.local_hashes(x, lengths)
+    assert h.shape[0] == 2  # the two word n-gram lengths, nothing else
+    assert torch.equal(h[:, 0, 0], h[:, 1, 1]) and bool(valid[:, 0, 0].all())
+    assert torch.equal(h[:, 0, 0], h[:, 3, 0])  # the end reads as the space of row 3
+    assert not torch.equal(h[:, 0, 0], h[:, 2, 1])
+    # An n-gram at position i covers bytes i - 1 .. i + n - 2, byte len(row) being the end: the
+    # 3-gram fits at the last byte, the 12-gram 10 bytes before it, and neither one byte later.
+    n = len(token)
+    assert bool(valid[0, 0, n - 1]) and not bool(valid[0, 0, n])
+    assert bool(valid[1, 0, n - 10]) and not bool(valid[1, 0, n - 9])
+    model.use_bag = False  # the export path hashes the same way
+    h2, valid2 = model.local_hashes(x, lengths)
+    assert torch.equal(valid2, valid) and torch.equal(h2[valid2].long(), h[valid])
 
 
 def test_detector_widens_only_the_tiers_that_have_it():
