@@ -261,6 +261,39 @@ def aligned_hashes_fused(
     return h.transpose(0, 1), valid.transpose(0, 1) > 0
 
 
+def aligned_hashes_doubling(
+    ids: torch.Tensor, lengths: torch.Tensor, ngrams: tuple[int, ...], salt: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`aligned_hashes` (the same values, as int64) by doubling instead of rolling: the
+    unmixed hashes of the 2**k-grams come from those of the 2**(k-1)-grams,
+    ``h_2m(i) = h_m(i) * BASE**m + h_m(i + m) mod 2**31``, and an n-gram joins the power-of-two
+    pieces of n the same way. For long n-grams over one channel (the word classes): ~6 integer
+    steps per n instead of a Conv window as wide as the n-gram and a float64 MatMul (the export
+    path; every product is below 2**62)."""
+    m = MASK31 + 1
+    width = ids.shape[1]
+    pows: dict[int, torch.Tensor] = {1: ids}
+    p = 1
+    while 2 * p <= max(ngrams):
+        h = pows[p]
+        pows[2 * p] = (h[:, :-p] * pow(BASE, p, m) + h[:, p:]) % m
+        p *= 2
+    pos = torch.arange(width, device=ids.device).unsqueeze(0)
+    out_h, out_m = [], []
+    for n in ngrams:
+        parts = [q for q in sorted(pows, reverse=True) if n & q]
+        h = pows[parts[0]]
+        offset = parts[0]
+        for q in parts[1:]:  # h_(a+q)(i) = h_a(i) * BASE**q + h_q(i + a), a = offset
+            tail = pows[q][:, offset:]  # never wider than h
+            h = (h[:, : tail.shape[1]] * pow(BASE, q, m) + tail) % m
+            offset += q
+        h = (h * _mult(n + salt)) % m
+        out_h.append(F.pad(h, (0, width))[:, :width])
+        out_m.append(pos <= (lengths.unsqueeze(1) - n))
+    return torch.stack(out_h), torch.stack(out_m)
+
+
 def buckets_of(h: torch.Tensor, buckets: int, *, exact_ops: bool = False) -> torch.Tensor:
     """Multiply-shift reduction: the top ``log2(buckets)`` bits of a 31-bit hash."""
     shift = 31 - (buckets.bit_length() - 1)
@@ -507,7 +540,12 @@ class SteadyModel(nn.Module):
             pos = torch.arange(words.shape[1], device=data.device).unsqueeze(0)
             end = pos == (lengths + 1).unsqueeze(1)
             words = torch.where(end, torch.full_like(words, WORD_START), words)
-            h, v = self._aligned([(words, cfg.word_ngrams, 4 * MAX_N)], lengths + 2)
+            if self.use_bag:
+                h, v = self._aligned([(words, cfg.word_ngrams, 4 * MAX_N)], lengths + 2)
+            else:  # export: a Conv window as wide as a 41-gram costs ~0.2 ms and 4 KB; doubling not
+                h, v = aligned_hashes_doubling(
+                    words.long() + 1, lengths + 2, cfg.word_ngrams, 4 * MAX_N
+                )
             parts.append((h[..., : data.shape[1]], v[..., : data.shape[1]]))
         if len(parts) == 1:
             return parts[0]

@@ -8,7 +8,12 @@ import torch
 
 from picohead.data import risk
 from picohead.models import build_model, slice_tier
-from picohead.models.steady import SHAPE_MAP, WORD_MAP
+from picohead.models.steady import (
+    SHAPE_MAP,
+    WORD_MAP,
+    aligned_hashes,
+    aligned_hashes_doubling,
+)
 from picohead.testing import toy_spec
 from picohead.train import (
     TrainConfig,
@@ -84,6 +89,20 @@ def test_word_ngrams_see_the_input_start_and_end_as_whitespace():
     model.use_bag = False  # the export path hashes the same way
     h2, valid2 = model.local_hashes(x, lengths)
     assert torch.equal(valid2, valid) and torch.equal(h2[valid2].long(), h[valid])
+
+
+@pytest.mark.parametrize("width", [1, 5, 40, 41, 64, 300])
+def test_doubling_hashes_equal_the_rolling_ones(width):
+    """The export path's doubling hashes: the rolling hash's value at every valid position, for
+    n-grams longer and shorter than the row, and the same validity."""
+    g = torch.Generator().manual_seed(width)
+    ids = torch.randint(1, 257, (3, width), generator=g)
+    lengths = torch.tensor([width, max(1, width // 2), 1])
+    ngrams = (2, 3, 12, 22, 41, 64)
+    h_a, v_a = aligned_hashes(ids, lengths, ngrams, 64)
+    h_b, v_b = aligned_hashes_doubling(ids, lengths, ngrams, 64)
+    assert h_b.shape == h_a.shape and torch.equal(v_a, v_b)
+    assert torch.equal(h_a[v_a], h_b[v_b])
 
 
 def test_detector_widens_only_the_tiers_that_have_it():
