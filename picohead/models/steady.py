@@ -365,7 +365,7 @@ for _c in b" \t\n\r\v\f":
     _WORD[_c] = ord(" ")
 _WORD[128:] = 128
 WORD_MAP = _WORD
-WORD_START = ord(" ")  # the class of the byte before the input's first byte
+WORD_EDGE = ord(" ")  # the class read before the input's first byte and after its last
 
 
 def aligned_hashes(
@@ -536,13 +536,13 @@ class SteadyModel(nn.Module):
             # Hashed on their own (their rows are two bytes wider), then cut back to the input's
             # width.
             word_map: torch.Tensor = self.word_map  # type: ignore[assignment]
-            words = F.pad(word_map[data.long()], (1, 1), value=WORD_START)
+            words = F.pad(word_map[data.long()], (1, 1), value=WORD_EDGE)
             pos = torch.arange(words.shape[1], device=data.device).unsqueeze(0)
             end = pos == (lengths + 1).unsqueeze(1)
-            words = torch.where(end, torch.full_like(words, WORD_START), words)
+            words = words.masked_fill(end, WORD_EDGE)
             if self.use_bag:
                 h, v = self._aligned([(words, cfg.word_ngrams, 4 * MAX_N)], lengths + 2)
-            else:  # export: a Conv window as wide as a 41-gram costs ~0.2 ms and 4 KB; doubling not
+            else:  # export: no Conv window as wide as the 41-gram (small: -0.15 ms, -1.6 KB)
                 h, v = aligned_hashes_doubling(
                     words.long() + 1, lengths + 2, cfg.word_ngrams, 4 * MAX_N
                 )
