@@ -117,6 +117,13 @@ class SteadyConfig:
     # ids), the 41-gram a run of 40 token bytes (ghp_ / npm_ tokens), so a provider prefix in the
     # raw n-grams and the length of the token it opens meet in one position's sum.
     word_ngrams: tuple[int, ...] = ()
+    # Token lengths (0: off): at the first byte of each token (a run of [A-Za-z0-9_-]), one more
+    # detector n-gram that holds only the class of the byte before the token (whitespace, other
+    # ASCII, a byte >= 128; the input's start reads as whitespace), the token's length up to this
+    # cap and the class of the byte that ends it (or "at least the cap"): the length a provider
+    # prefix needs (ghp_ + 36) in ~1,000 values, where a word 41-gram also hashes the shape of
+    # whatever follows the token and lets the detector learn whole lines by heart.
+    token_lengths: int = 0
     local_buckets: int = 4096  # detector hash-table rows (shared by all tiers; a power of two)
     local_dims: dict[str, int] = field(
         default_factory=lambda: {"tiny": 8, "small": 8, "base": 16, "pro": 16}
@@ -129,7 +136,9 @@ class SteadyConfig:
     @property
     def local(self) -> bool:
         """Whether the model has a detector (some n-grams, and some tier with units)."""
-        has_ngrams = bool(self.local_ngrams or self.shape_ngrams or self.word_ngrams)
+        has_ngrams = bool(
+            self.local_ngrams or self.shape_ngrams or self.word_ngrams or self.token_lengths
+        )
         return has_ngrams and any(v > 0 for v in self.local_hidden.values())
 
     def validate(self, tiers: tuple[str, ...]) -> None:
@@ -161,7 +170,10 @@ class SteadyConfig:
             raise SpecError("arch.local_ngrams/shape_ngrams: n-gram lengths must be in 1..16")
         if any(n < 2 or n > 64 for n in self.word_ngrams):
             raise SpecError("arch.word_ngrams: n-gram lengths must be in 2..64")
-        if self.local_ngrams or self.shape_ngrams or self.word_ngrams:
+        t = self.token_lengths
+        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= 255:
+            raise SpecError(f"arch.token_lengths: {t!r} must be an integer in 0..255 (0: off)")
+        if self.local_ngrams or self.shape_ngrams or self.word_ngrams or self.token_lengths:
             b = self.local_buckets
             if isinstance(b, bool) or not isinstance(b, int) or b & (b - 1) or not 2 <= b <= 2**24:
                 raise SpecError(f"arch.local_buckets: {b!r} must be a power of two in [2, 2**24]")

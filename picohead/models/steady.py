@@ -366,6 +366,48 @@ for _c in b" \t\n\r\v\f":
 _WORD[128:] = 128
 WORD_MAP = _WORD
 WORD_EDGE = ord(" ")  # the class read before the input's first byte and after its last
+_TOKEN = ord("w")
+_LONG = 3  # end code of a token at least ``cap`` bytes long (its end is not looked for)
+
+
+def _class_code(cls: torch.Tensor) -> torch.Tensor:
+    """Word class -> 0 (whitespace, the edges), 1 (other ASCII), 2 (bytes >= 128)."""
+    return (cls == ord(".")).long() + 2 * (cls == 128).long()
+
+
+def token_hashes(
+    words: torch.Tensor, lengths: torch.Tensor, cap: int, salt: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Hashes ``[1, B, L]`` of (class before, length up to ``cap``, class after) of the token
+    starting at each position, and validity (only a token's first byte has one).
+
+    ``words`` are the word classes (:data:`WORD_MAP`) of the input, ``[B, L]``. A token is a run of
+    ``'w'`` bytes; the input's start and end read as whitespace. Training and export share this
+    code: the first non-token byte at or after each position comes from ~log2(cap) shifted
+    ``minimum`` steps over a window of ``cap`` bytes (no loop over the window's length), and the
+    class after the token from one gather.
+    """
+    width = words.shape[1]
+    pos = torch.arange(width + 1, device=words.device).unsqueeze(0)  # [1, L + 1]
+    cls = F.pad(words.long(), (0, 1), value=WORD_EDGE)  # a boundary just past the tensor
+    cls = cls.masked_fill(pos >= lengths.unsqueeze(1), WORD_EDGE)  # ... and past each row's end
+    token = cls == _TOKEN
+    big = 2**40  # "no boundary within the window" (any position is far below it)
+    nxt = pos + token.long() * big  # boundaries point at themselves
+    span = 1
+    while span < cap:  # after the loop: the first boundary in [i, i + span), span >= cap
+        nxt = torch.minimum(nxt, F.pad(nxt, (0, span), value=big)[:, span:])
+        span *= 2
+    run = nxt - pos
+    long = run >= cap
+    length = run.clamp(max=cap)
+    after = cls.gather(1, torch.where(long, pos, nxt))  # nxt is a real position unless long
+    end = torch.where(long, torch.full_like(run, _LONG), _class_code(after))
+    before = _class_code(F.pad(cls[:, :-1], (1, 0), value=WORD_EDGE))
+    start = token & (F.pad(cls[:, :-1], (1, 0), value=WORD_EDGE) != _TOKEN)
+    value = (before * 4 + end) * (cap + 1) + length + 1
+    h = (value * _mult(salt)) % (MASK31 + 1)
+    return h[:, :width].unsqueeze(0), start[:, :width].unsqueeze(0)
 
 
 def aligned_hashes(
@@ -422,7 +464,7 @@ class SteadyModel(nn.Module):
             self.local_table = nn.Parameter(torch.randn(cfg.local_buckets, ldim) * 0.1)
             self.local_proj = SlimLinear(ldim, max(1, max(cfg.local_hidden.values())))
             self.register_buffer("shape_map", torch.from_numpy(SHAPE_MAP.copy()), persistent=False)
-            if cfg.word_ngrams:
+            if cfg.word_ngrams or cfg.token_lengths:
                 self.register_buffer(
                     "word_map", torch.from_numpy(WORD_MAP.copy()), persistent=False
                 )
@@ -518,7 +560,7 @@ class SteadyModel(nn.Module):
         self, data: torch.Tensor, lengths: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Position-aligned detector hashes ``[K, B, L]`` and validity (raw, then shape, then
-        word n-grams)."""
+        word n-grams, then token lengths)."""
         cfg = self.cfg
         shape_map: torch.Tensor = self.shape_map  # type: ignore[assignment]
         kinds = []  # (byte channel, n-grams, salt): raw bytes, then byte shapes
@@ -547,6 +589,9 @@ class SteadyModel(nn.Module):
                     words.long() + 1, lengths + 2, cfg.word_ngrams, 4 * MAX_N
                 )
             parts.append((h[..., : data.shape[1]], v[..., : data.shape[1]]))
+        if cfg.token_lengths:
+            word_map = self.word_map  # type: ignore[assignment]
+            parts.append(token_hashes(word_map[data.long()], lengths, cfg.token_lengths, 5 * MAX_N))
         if len(parts) == 1:
             return parts[0]
         return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])

@@ -13,6 +13,7 @@ from picohead.models.steady import (
     WORD_MAP,
     aligned_hashes,
     aligned_hashes_doubling,
+    token_hashes,
 )
 from picohead.testing import toy_spec
 from picohead.train import (
@@ -31,6 +32,7 @@ LOCAL = {
     "local_ngrams": [4, 8],
     "shape_ngrams": [3, 6],
     "word_ngrams": [3, 12],
+    "token_lengths": 24,
     "local_buckets": 512,
     "local_dims": {"tiny": 4, "small": 8},
     "local_hidden": {"tiny": 0, "small": 12},
@@ -69,7 +71,7 @@ def test_word_ngrams_see_the_input_start_and_end_as_whitespace():
     end reads as whitespace too, whatever the padding holds."""
     torch.manual_seed(0)
     d = toy_spec("steady")
-    d["arch"] = {**d["arch"], **LOCAL, "local_ngrams": [], "shape_ngrams": []}
+    d["arch"] = {**d["arch"], **LOCAL, "local_ngrams": [], "shape_ngrams": [], "token_lengths": 0}
     model = build_model(ModelSpec.from_dict(d)).eval()
     token = b"AKIA" + b"Q" * 16
     rows = [token, b" " + token, b"=" + token, token + b" " + b"Z" * 40]
@@ -89,6 +91,50 @@ def test_word_ngrams_see_the_input_start_and_end_as_whitespace():
     model.use_bag = False  # the export path hashes the same way
     h2, valid2 = model.local_hashes(x, lengths)
     assert torch.equal(valid2, valid) and torch.equal(h2[valid2].long(), h[valid])
+
+
+def _tokens_by_hand(row: bytes, cap: int) -> dict[int, tuple[str, int, str]]:
+    """{first byte of each token: (class before, length up to cap, class after or 'long')}."""
+
+    def cls(i: int) -> str:
+        if i < 0 or i >= len(row):
+            return " "
+        return chr(WORD_MAP[row[i]]) if WORD_MAP[row[i]] != 128 else "hi"
+
+    out = {}
+    for i in range(len(row)):
+        if cls(i) == "w" and cls(i - 1) != "w":
+            n = 0
+            while cls(i + n) == "w" and n < cap:
+                n += 1
+            out[i] = (cls(i - 1), n, "long" if n == cap else cls(i + n))
+    return out
+
+
+@pytest.mark.parametrize("cap", [1, 5, 24, 64])
+def test_token_hashes_hold_the_class_before_the_length_and_the_class_after(cap):
+    """One valid hash per token, at its first byte; equal hashes exactly where a by-hand reading
+    gives equal (class before, length up to the cap, class after); the padding never counts."""
+    rng = np.random.default_rng(cap)
+    alphabet = np.frombuffer(b"aZ9_-  \n.=@:\xc3", dtype=np.uint8)
+    rows = [b"ghp_" + b"x" * 36, b"x=" + b"A" * 70 + b'"', b"", b"a", b"password = Passw0rd7822#"]
+    rows += [rng.choice(alphabet, int(rng.integers(1, 120))).tobytes() for _ in range(30)]
+    x, lengths = (torch.from_numpy(a) for a in batch_windows(rows))
+    x[lengths == 0] = 0
+    for r, row in enumerate(rows):
+        x[r, len(row) :] = ord("Z")  # token bytes in the padding must not lengthen a token
+    words = torch.from_numpy(WORD_MAP)[x.long()]
+    h, valid = token_hashes(words, lengths, cap, 80)
+    assert h.shape == (1, *x.shape) and valid.shape == h.shape
+    seen: dict[tuple[str, int, str], int] = {}
+    for r, row in enumerate(rows):
+        want = _tokens_by_hand(row, cap)
+        assert sorted(torch.nonzero(valid[0, r]).flatten().tolist()) == sorted(want)
+        for i, key in want.items():
+            value = int(h[0, r, i])
+            assert 0 <= value < 2**31
+            assert seen.setdefault(key, value) == value, key
+    assert len(set(seen.values())) == len(seen)  # different readings, different hashes
 
 
 @pytest.mark.parametrize("width", [1, 5, 40, 41, 64, 300])
