@@ -125,6 +125,10 @@ class SteadyConfig:
     # whatever follows the token and lets the detector learn whole lines by heart.
     token_lengths: int = 0
     local_buckets: int = 4096  # detector hash-table rows (shared by all tiers; a power of two)
+    # Detector rows per tier instead (each a power of two; empty: local_buckets for every tier):
+    # a tier hashes into the first local_rows[tier] rows, as the mean's tiers do with buckets, so
+    # base/pro can have a table with fewer collisions than small's size budget allows.
+    local_rows: dict[str, int] = field(default_factory=dict)
     local_dims: dict[str, int] = field(
         default_factory=lambda: {"tiny": 8, "small": 8, "base": 16, "pro": 16}
     )  # detector embedding dims per tier
@@ -179,6 +183,16 @@ class SteadyConfig:
                 raise SpecError(f"arch.local_buckets: {b!r} must be a power of two in [2, 2**24]")
             _tier_map(self.local_dims, tiers, "local_dims")
             _tier_map(self.local_hidden, tiers, "local_hidden", allow_zero=True)
+            if self.local_rows:
+                for t, r in _tier_map(self.local_rows, tiers, "local_rows").items():
+                    if r & (r - 1) or not 2 <= r <= 2**24:
+                        raise SpecError(
+                            f"arch.local_rows.{t}: {r} must be a power of two in [2, 2**24]"
+                        )
+
+    def detector_rows(self, tier: str) -> int:
+        """The detector hash-table rows ``tier`` reads (a prefix of the table)."""
+        return self.local_rows[tier] if self.local_rows else self.local_buckets
 
 
 FamilyConfig = BytesConfig | SteadyConfig

@@ -461,7 +461,13 @@ class SteadyModel(nn.Module):
             head_dims = {t: d * (2 if two else 1) for t, d in cfg.dims.items()}
         if cfg.local:
             ldim = max(cfg.local_dims.values())
-            self.local_table = nn.Parameter(torch.randn(cfg.local_buckets, ldim) * 0.1)
+            # Distinct detector row counts of the tiers with units (training sums every position
+            # once per count, see prepare).
+            self.local_row_counts = sorted(
+                {cfg.detector_rows(t) for t, u in cfg.local_hidden.items() if u}
+            )
+            rows = max(self.local_row_counts, default=cfg.local_buckets)
+            self.local_table = nn.Parameter(torch.randn(rows, ldim) * 0.1)
             self.local_proj = SlimLinear(ldim, max(1, max(cfg.local_hidden.values())))
             self.register_buffer("shape_map", torch.from_numpy(SHAPE_MAP.copy()), persistent=False)
             if cfg.word_ngrams or cfg.token_lengths:
@@ -621,10 +627,10 @@ class SteadyModel(nn.Module):
         of the cost of back-propagating through every position's table rows.
         """
         cfg = self.cfg
-        dim, units = cfg.local_dims[tier], cfg.local_hidden[tier]
-        table = self.local_table[:, :dim]
+        dim, units, rows = cfg.local_dims[tier], cfg.local_hidden[tier], cfg.detector_rows(tier)
+        table = self.local_table[:rows, :dim]
         if local is None:
-            idx, valid = self._local_buckets(data, lengths)
+            idx, valid = self._local_buckets(data, lengths, rows)
             if self.use_bag:
                 per = _per_position(idx, valid, table)
             else:  # export: n-grams that do not fit read an appended zero row (no [K, B, L, D] mask)
@@ -633,7 +639,9 @@ class SteadyModel(nn.Module):
             act = F.relu(self.local_proj(per, units))
             act = act * valid.any(0).to(act.dtype).unsqueeze(-1)  # no n-gram there: 0
             return act.amax(1)  # the runtime's windows are at least 1 byte wide
-        idx, valid, per_full = local
+        h, valid = local[0], local[1]
+        idx = buckets_of(h, rows)
+        per_full = local[2 + self.local_row_counts.index(rows)]
         anyv = valid.any(0)  # [B, L]
         with torch.no_grad():
             act = F.relu(self.local_proj(per_full[..., :dim], units)) * anyv.unsqueeze(-1)
@@ -644,10 +652,10 @@ class SteadyModel(nn.Module):
         return act * anyv.gather(1, arg).to(act.dtype)
 
     def _local_buckets(
-        self, data: torch.Tensor, lengths: torch.Tensor
+        self, data: torch.Tensor, lengths: torch.Tensor, rows: int
     ) -> tuple[torch.Tensor, torch.Tensor]:
         h, valid = self.local_hashes(data, lengths)
-        return buckets_of(h, self.cfg.local_buckets, exact_ops=not self.use_bag), valid
+        return buckets_of(h, rows, exact_ops=not self.use_bag), valid
 
     def forward(
         self,
@@ -669,10 +677,13 @@ class SteadyModel(nn.Module):
         mean = self._mean_hashes(data, lengths)
         if not (cfg.local and self.training and torch.is_grad_enabled()):
             return mean  # the detector's shortcut below only pays off when training
-        idx, valid = self._local_buckets(data, lengths)
-        with torch.no_grad():  # every position at full width, once for all tiers
-            per_full = _per_position(idx, valid, self.local_table)
-        return (*mean, idx, valid, per_full)
+        h, valid = self.local_hashes(data, lengths)
+        with torch.no_grad():  # every position at full width, once per detector row count
+            per_full = [
+                _per_position(buckets_of(h, rows), valid, self.local_table)
+                for rows in self.local_row_counts
+            ]
+        return (*mean, h, valid, *per_full)
 
     def _mean_hashes(
         self, data: torch.Tensor, lengths: torch.Tensor

@@ -243,7 +243,8 @@ def test_fp16_for_cuda_keeps_float32_outputs(tmp_path):
 @pytest.mark.parametrize("local_heads", [[], ["risk"]])
 def test_steady_local_detector_round_trip(tmp_path, local_heads):
     """The max-pooled local detector (arch.local_ngrams / shape_ngrams / word_ngrams /
-    token_lengths) exports with parity, read by every head or routed to the named ones."""
+    token_lengths) exports with parity, read by every head or routed to the named ones (then
+    with detector rows per tier)."""
     from picohead.testing import toy_spec
     from picohead_runtime.spec import ModelSpec
 
@@ -259,6 +260,9 @@ def test_steady_local_detector_round_trip(tmp_path, local_heads):
         "local_hidden": {"tiny": 0, "small": 12},
         "local_heads": local_heads,
     }
+    if local_heads:  # and detector rows per tier (arch.local_rows), both tiers with units
+        d["arch"]["local_rows"] = {"tiny": 128, "small": 512}
+        d["arch"]["local_hidden"] = {"tiny": 4, "small": 12}
     _export_every_tier_fp32(ModelSpec.from_dict(d), 3, tmp_path)
 
 

@@ -39,9 +39,13 @@ LOCAL = {
 }
 
 
-def local_spec() -> ModelSpec:
+# Per-tier detector rows (arch.local_rows), with units on both tiers so both row counts run.
+ROWS = {"local_rows": {"tiny": 128, "small": 512}, "local_hidden": {"tiny": 4, "small": 12}}
+
+
+def local_spec(**extra: object) -> ModelSpec:
     d = toy_spec("steady")
-    d["arch"] = {**d["arch"], **LOCAL}
+    d["arch"] = {**d["arch"], **LOCAL, **extra}
     return ModelSpec.from_dict(d)
 
 
@@ -164,9 +168,10 @@ def test_detector_widens_only_the_tiers_that_have_it():
     assert bool((small[:, 16:] >= 0).all())  # max of ReLU units
 
 
-def test_slices_and_padding_are_exact_with_the_detector():
+@pytest.mark.parametrize("extra", [{}, ROWS], ids=["shared-rows", "rows-per-tier"])
+def test_slices_and_padding_are_exact_with_the_detector(extra):
     torch.manual_seed(0)
-    spec = local_spec()
+    spec = local_spec(**extra)
     model = build_model(spec).eval()
     x, lengths, wins = _batch(1)
     with torch.no_grad():
@@ -186,17 +191,23 @@ def test_slices_and_padding_are_exact_with_the_detector():
                     torch.testing.assert_close(b[h], full[h][i : i + 1], rtol=0, atol=1e-6)
 
 
-def test_training_shortcut_has_the_values_and_gradients_of_amax():
+@pytest.mark.parametrize(
+    "extra, tier, sums",
+    [({}, "small", 1), (ROWS, "small", 2), (ROWS, "tiny", 2)],
+    ids=["shared-rows", "rows-per-tier-small", "rows-per-tier-tiny"],
+)
+def test_training_shortcut_has_the_values_and_gradients_of_amax(extra, tier, sums):
     torch.manual_seed(0)
-    spec = local_spec()
+    spec = local_spec(**extra)
     fast = build_model(spec).train()
     plain = build_model(spec).train()
     plain.load_state_dict(fast.state_dict())
     x, lengths, _ = _batch(2)
     prepared = fast.prepare(x, lengths)
-    assert len(prepared) == 5  # mean hashes + detector buckets, validity, per-position sums
-    a = fast.local_features(x, lengths, "small", tuple(prepared[2:]))
-    b = plain.local_features(x, lengths, "small")  # plain amax over every position
+    # mean hashes + detector hashes, validity, per-position sums (one per detector row count)
+    assert len(prepared) == 4 + sums
+    a = fast.local_features(x, lengths, tier, tuple(prepared[2:]))
+    b = plain.local_features(x, lengths, tier)  # plain amax over every position
     torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
     w = torch.randn_like(a)
     (a * w).sum().backward()
@@ -214,6 +225,15 @@ def test_detector_config_is_checked():
         build_model(ModelSpec.from_dict(d))
     d["arch"] = {**d["arch"], **LOCAL, "local_hidden": {"tiny": 8, "small": 4}}
     with pytest.raises(SpecError, match="local_hidden.small"):
+        build_model(ModelSpec.from_dict(d))
+    d["arch"] = {**d["arch"], **LOCAL, "local_rows": {"tiny": 128, "small": 300}}
+    with pytest.raises(SpecError, match="local_rows.small"):
+        build_model(ModelSpec.from_dict(d))
+    d["arch"] = {**d["arch"], **LOCAL, "local_rows": {"small": 128}}
+    with pytest.raises(SpecError, match="local_rows"):
+        build_model(ModelSpec.from_dict(d))
+    d["arch"] = {**d["arch"], **LOCAL, "token_lengths": -1}
+    with pytest.raises(SpecError, match="token_lengths"):
         build_model(ModelSpec.from_dict(d))
 
 
@@ -348,10 +368,10 @@ def test_export_path_detector_hashes_and_outputs_match_training_path():
     model = build_model(spec).eval()
     x, lengths, _ = _batch(2)
     with torch.no_grad():
-        idx_a, valid_a = model._local_buckets(x, lengths)
+        idx_a, valid_a = model._local_buckets(x, lengths, 512)
         out_a = model(x, lengths, "small")
         model.use_bag = False
-        idx_b, valid_b = model._local_buckets(x, lengths)
+        idx_b, valid_b = model._local_buckets(x, lengths, 512)
         out_b = model(x, lengths, "small")
     assert torch.equal(valid_a, valid_b)
     assert torch.equal(idx_a[valid_a], idx_b[valid_b])
