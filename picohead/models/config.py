@@ -110,6 +110,9 @@ class SteadyConfig:
     # ``local_hidden`` 0 has no detector.
     local_ngrams: tuple[int, ...] = ()  # raw-byte n-gram lengths of the detector
     shape_ngrams: tuple[int, ...] = ()  # n-gram lengths over byte classes (a-z, A-Z, 0-9 folded)
+    # raw-byte n-gram lengths over the input with A-Z folded to a-z: ``Pwd =`` reads as ``pwd =``,
+    # so a field name's spelling in another case needs no training sample of its own
+    lower_ngrams: tuple[int, ...] = ()
     # n-gram lengths over word classes ([A-Za-z0-9_-] one class, whitespace one, every other
     # ASCII byte one, bytes >= 128 one), each starting one byte *before* its position (the input's
     # start and end count as whitespace): at the first byte of a token, the 22-gram holds the byte
@@ -140,10 +143,18 @@ class SteadyConfig:
     @property
     def local(self) -> bool:
         """Whether the model has a detector (some n-grams, and some tier with units)."""
-        has_ngrams = bool(
-            self.local_ngrams or self.shape_ngrams or self.word_ngrams or self.token_lengths
+        return self.detector_kinds and any(v > 0 for v in self.local_hidden.values())
+
+    @property
+    def detector_kinds(self) -> bool:
+        """Whether any detector n-gram kind is set (the detector's settings then apply)."""
+        return bool(
+            self.local_ngrams
+            or self.shape_ngrams
+            or self.lower_ngrams
+            or self.word_ngrams
+            or self.token_lengths
         )
-        return has_ngrams and any(v > 0 for v in self.local_hidden.values())
 
     def validate(self, tiers: tuple[str, ...]) -> None:
         for t, b in _tier_map(self.buckets, tiers, "buckets").items():
@@ -170,14 +181,18 @@ class SteadyConfig:
                     )
         if not self.ngrams or any(n < 1 or n > 16 for n in self.ngrams):
             raise SpecError("arch.ngrams: must be a non-empty list of n-gram lengths in 1..16")
-        if any(n < 1 or n > 16 for n in (*self.local_ngrams, *self.shape_ngrams)):
-            raise SpecError("arch.local_ngrams/shape_ngrams: n-gram lengths must be in 1..16")
+        if any(
+            n < 1 or n > 16 for n in (*self.local_ngrams, *self.shape_ngrams, *self.lower_ngrams)
+        ):
+            raise SpecError(
+                "arch.local_ngrams/shape_ngrams/lower_ngrams: n-gram lengths must be in 1..16"
+            )
         if any(n < 2 or n > 64 for n in self.word_ngrams):
             raise SpecError("arch.word_ngrams: n-gram lengths must be in 2..64")
         t = self.token_lengths
         if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= 255:
             raise SpecError(f"arch.token_lengths: {t!r} must be an integer in 0..255 (0: off)")
-        if self.local_ngrams or self.shape_ngrams or self.word_ngrams or self.token_lengths:
+        if self.detector_kinds:
             b = self.local_buckets
             if isinstance(b, bool) or not isinstance(b, int) or b & (b - 1) or not 2 <= b <= 2**24:
                 raise SpecError(f"arch.local_buckets: {b!r} must be a power of two in [2, 2**24]")

@@ -356,6 +356,11 @@ _SHAPE[128:] = 128
 _SHAPE[ord("\t")] = ord(" ")
 SHAPE_MAP = _SHAPE
 
+# The detector's case-folded raw n-grams: A-Z -> a-z, every other byte stays itself.
+_LOWER = np.arange(256, dtype=np.uint8)
+_LOWER[ord("A") : ord("Z") + 1] += 32
+LOWER_MAP = _LOWER
+
 # Byte classes of the detector's "word" n-grams: token bytes ([A-Za-z0-9_-]) -> 'w', whitespace ->
 # ' ', bytes >= 128 -> 128, every other byte (punctuation, control bytes) -> '.'.
 _WORD = np.full(256, ord("."), dtype=np.uint8)
@@ -470,6 +475,10 @@ class SteadyModel(nn.Module):
             self.local_table = nn.Parameter(torch.randn(rows, ldim) * 0.1)
             self.local_proj = SlimLinear(ldim, max(1, max(cfg.local_hidden.values())))
             self.register_buffer("shape_map", torch.from_numpy(SHAPE_MAP.copy()), persistent=False)
+            if cfg.lower_ngrams:
+                self.register_buffer(
+                    "lower_map", torch.from_numpy(LOWER_MAP.copy()), persistent=False
+                )
             if cfg.word_ngrams or cfg.token_lengths:
                 self.register_buffer(
                     "word_map", torch.from_numpy(WORD_MAP.copy()), persistent=False
@@ -565,15 +574,18 @@ class SteadyModel(nn.Module):
     def local_hashes(
         self, data: torch.Tensor, lengths: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Position-aligned detector hashes ``[K, B, L]`` and validity (raw, then shape, then
-        word n-grams, then token lengths)."""
+        """Position-aligned detector hashes ``[K, B, L]`` and validity (raw, shape and case-folded
+        n-grams, then word n-grams, then token lengths)."""
         cfg = self.cfg
         shape_map: torch.Tensor = self.shape_map  # type: ignore[assignment]
-        kinds = []  # (byte channel, n-grams, salt): raw bytes, then byte shapes
+        kinds = []  # (byte channel, n-grams, salt): raw bytes, byte shapes, case-folded bytes
         if cfg.local_ngrams:
             kinds.append((data, cfg.local_ngrams, 2 * MAX_N))
         if cfg.shape_ngrams:
             kinds.append((shape_map[data.long()], cfg.shape_ngrams, 3 * MAX_N))
+        if cfg.lower_ngrams:
+            lower_map: torch.Tensor = self.lower_map  # type: ignore[assignment]
+            kinds.append((lower_map[data.long()], cfg.lower_ngrams, 6 * MAX_N))
         parts = []
         if kinds:
             parts.append(self._aligned(kinds, lengths))

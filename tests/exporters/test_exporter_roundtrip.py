@@ -242,8 +242,8 @@ def test_fp16_for_cuda_keeps_float32_outputs(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("local_heads", [[], ["risk"]])
 def test_steady_local_detector_round_trip(tmp_path, local_heads):
-    """The max-pooled local detector (arch.local_ngrams / shape_ngrams / word_ngrams /
-    token_lengths) exports with parity, read by every head or routed to the named ones (then
+    """The max-pooled local detector (arch.local_ngrams / shape_ngrams / lower_ngrams /
+    word_ngrams / token_lengths) exports with parity, read by every head or routed to the named ones (then
     with detector rows per tier)."""
     from picohead.testing import toy_spec
     from picohead_runtime.spec import ModelSpec
@@ -253,6 +253,7 @@ def test_steady_local_detector_round_trip(tmp_path, local_heads):
         **d["arch"],
         "local_ngrams": [4, 8],
         "shape_ngrams": [3, 6],
+        "lower_ngrams": [4],
         "word_ngrams": [3, 22],
         "token_lengths": 40,
         "local_buckets": 512,

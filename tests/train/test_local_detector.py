@@ -9,6 +9,7 @@ import torch
 from picohead.data import risk
 from picohead.models import build_model, slice_tier
 from picohead.models.steady import (
+    LOWER_MAP,
     SHAPE_MAP,
     WORD_MAP,
     aligned_hashes,
@@ -31,6 +32,7 @@ from picohead_runtime.windows import batch_windows
 LOCAL = {
     "local_ngrams": [4, 8],
     "shape_ngrams": [3, 6],
+    "lower_ngrams": [4],
     "word_ngrams": [3, 12],
     "token_lengths": 24,
     "local_buckets": 512,
@@ -63,6 +65,25 @@ def test_shape_map_folds_letters_and_digits_only():
     assert SHAPE_MAP[ord("@")] == ord("@") and SHAPE_MAP[ord("\n")] == ord("\n")
 
 
+def test_lower_ngrams_read_a_name_the_same_in_any_case():
+    """The case-folded n-grams of ``Pwd = x`` and ``pwd = x`` are equal position by position; the
+    raw n-grams at the name differ."""
+    assert LOWER_MAP[ord("Q")] == ord("q") and LOWER_MAP[ord("q")] == ord("q")
+    assert LOWER_MAP[ord("@")] == ord("@") and LOWER_MAP[200] == 200
+    torch.manual_seed(0)
+    d = toy_spec("steady")
+    d["arch"] = {**d["arch"], **LOCAL, "shape_ngrams": [], "word_ngrams": [], "token_lengths": 0}
+    model = build_model(ModelSpec.from_dict(d)).eval()
+    x, lengths = (torch.from_numpy(a) for a in batch_windows([b"Pwd = hunter2", b"pwd = hunter2"]))
+    h, valid = model.local_hashes(x, lengths)
+    assert h.shape[0] == 3  # raw 4- and 8-grams, then the case-folded 4-gram
+    assert not torch.equal(h[0, 0, 0], h[0, 1, 0])
+    assert torch.equal(h[2, 0], h[2, 1]) and torch.equal(valid[2, 0], valid[2, 1])
+    model.use_bag = False  # the export path folds the same way
+    h2, valid2 = model.local_hashes(x, lengths)
+    assert torch.equal(valid2, valid) and torch.equal(h2[valid2].long(), h[valid])
+
+
 def test_word_map_folds_token_bytes_and_whitespace():
     assert {WORD_MAP[c] for c in b"aZ09_-"} == {ord("w")}
     assert {WORD_MAP[c] for c in b" \t\n\r"} == {ord(" ")}
@@ -75,7 +96,14 @@ def test_word_ngrams_see_the_input_start_and_end_as_whitespace():
     end reads as whitespace too, whatever the padding holds."""
     torch.manual_seed(0)
     d = toy_spec("steady")
-    d["arch"] = {**d["arch"], **LOCAL, "local_ngrams": [], "shape_ngrams": [], "token_lengths": 0}
+    d["arch"] = {
+        **d["arch"],
+        **LOCAL,
+        "local_ngrams": [],
+        "shape_ngrams": [],
+        "lower_ngrams": [],
+        "token_lengths": 0,
+    }
     model = build_model(ModelSpec.from_dict(d)).eval()
     token = b"AKIA" + b"Q" * 16
     rows = [token, b" " + token, b"=" + token, token + b" " + b"Z" * 40]
