@@ -189,9 +189,9 @@ class SteadyConfig:
             )
         if any(n < 2 or n > 64 for n in self.word_ngrams):
             raise SpecError("arch.word_ngrams: n-gram lengths must be in 2..64")
-        t = self.token_lengths
-        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= 255:
-            raise SpecError(f"arch.token_lengths: {t!r} must be an integer in 0..255 (0: off)")
+        cap = self.token_lengths
+        if isinstance(cap, bool) or not isinstance(cap, int) or not 0 <= cap <= 255:
+            raise SpecError(f"arch.token_lengths: {cap!r} must be an integer in 0..255 (0: off)")
         if self.detector_kinds:
             b = self.local_buckets
             if isinstance(b, bool) or not isinstance(b, int) or b & (b - 1) or not 2 <= b <= 2**24:

@@ -9,10 +9,12 @@ the first ``dims[tier]`` columns, so tiny is a true prefix of pro.
 
 Training sums rows as bucket counts times the table (no sort, no ``[B, N, D]`` tensor); export
 switches to gather + matmul (``use_bag = False``), which exports cleanly. Both are the same sum.
-Optionally (``arch.local_ngrams`` / ``shape_ngrams``) a local detector sits beside the mean: the
-embeddings of the n-grams starting at each byte (raw bytes and byte-class "shapes") are summed per
-position, passed through one ReLU layer and max-pooled, so a single secret or address in a long
-file still moves the features. Its output is concatenated to the mean before the heads.
+Optionally (``arch.local_ngrams`` / ``shape_ngrams`` / ``lower_ngrams`` / ``word_ngrams`` /
+``token_lengths``) a local detector sits beside the mean: the embeddings of the n-grams starting at
+each byte (raw bytes, byte-class "shapes", case-folded bytes, word classes, and at a token's first
+byte its length) are summed per position, passed through one ReLU layer and max-pooled, so a
+single secret or address in a long file still moves the features. Its output is concatenated to
+the mean before the heads (or read by the ``local_heads`` only).
 
 What it does not do: tokenise (n-grams are over raw bytes) or read files.
 """
@@ -408,8 +410,9 @@ def token_hashes(
     length = run.clamp(max=cap)
     after = cls.gather(1, torch.where(long, pos, nxt))  # nxt is a real position unless long
     end = torch.where(long, torch.full_like(run, _LONG), _class_code(after))
-    before = _class_code(F.pad(cls[:, :-1], (1, 0), value=WORD_EDGE))
-    start = token & (F.pad(cls[:, :-1], (1, 0), value=WORD_EDGE) != _TOKEN)
+    prev = F.pad(cls[:, :-1], (1, 0), value=WORD_EDGE)  # the class before each byte
+    before = _class_code(prev)
+    start = token & (prev != _TOKEN)
     value = (before * 4 + end) * (cap + 1) + length + 1
     h = (value * _mult(salt)) % (MASK31 + 1)
     return h[:, :width].unsqueeze(0), start[:, :width].unsqueeze(0)
