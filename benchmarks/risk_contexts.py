@@ -12,7 +12,7 @@ UUID, a placeholder under a password name), under a name from ``NAMES`` in a tem
 ``TEMPLATES``. Labels are the detectors' verdict on the result, plus ``phone`` when a planted
 number shows. Deterministic for a given ``--seed``.
 
-    python benchmarks/risk_contexts.py runtime/picohead_runtime/models/content-v6 \
+    python benchmarks/risk_contexts.py runtime/picohead_runtime/models/content-v7 \
         --corpus corpus --tiers small pro --out benchmarks/results/risk_contexts.json
 
 Prints and writes, per model and tier, precision/recall/F1 per flag, the share of negative

@@ -1,6 +1,6 @@
 """Score a folder of exported tier files on a corpus test split, as the recipe pipeline does.
 
-    python benchmarks/score_folder.py runtime/picohead_runtime/models/content-v6 corpus OUT
+    python benchmarks/score_folder.py runtime/picohead_runtime/models/content-v7 corpus OUT
 
 Writes ``OUT/eval/onnx-test.json`` in the pipeline's format (``picohead.model_card.
 onnx_test_report``: per tier and head, accuracy/F1, short-input slices, size, latency), so
