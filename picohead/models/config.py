@@ -35,6 +35,15 @@ def _tier_map(
     return out
 
 
+def _table_rows(value: Any, tiers: tuple[str, ...], key: str) -> dict[str, int]:
+    """:func:`_tier_map` of hash-table row counts, each a power of two in [2, 2**24]."""
+    rows = _tier_map(value, tiers, key)
+    for t, b in rows.items():
+        if b & (b - 1) or b < 2 or b > 2**24:
+            raise SpecError(f"arch.{key}.{t}: {b} must be a power of two in [2, 2**24]")
+    return rows
+
+
 @dataclass(frozen=True)
 class BytesConfig:
     """The ``bytes`` family: byte CNN + rotary attention + statistical pooling, nested widths."""
@@ -157,9 +166,7 @@ class SteadyConfig:
         )
 
     def validate(self, tiers: tuple[str, ...]) -> None:
-        for t, b in _tier_map(self.buckets, tiers, "buckets").items():
-            if b & (b - 1) or b < 2 or b > 2**24:
-                raise SpecError(f"arch.buckets.{t}: {b} must be a power of two in [2, 2**24]")
+        _table_rows(self.buckets, tiers, "buckets")
         _tier_map(self.dims, tiers, "dims")
         if not 0 <= self.position_share < 1 or self.positions < 0:
             raise SpecError("arch: positions must be >= 0 and position_share in [0, 1)")
@@ -174,11 +181,7 @@ class SteadyConfig:
         if self.position_rows:
             if not self.position_split:
                 raise SpecError("arch.position_rows: needs position_split")
-            for t, b in _tier_map(self.position_rows, tiers, "position_rows").items():
-                if b & (b - 1) or b < 2 or b > 2**24:
-                    raise SpecError(
-                        f"arch.position_rows.{t}: {b} must be a power of two in [2, 2**24]"
-                    )
+            _table_rows(self.position_rows, tiers, "position_rows")
         if not self.ngrams or any(n < 1 or n > 16 for n in self.ngrams):
             raise SpecError("arch.ngrams: must be a non-empty list of n-gram lengths in 1..16")
         if any(
@@ -199,11 +202,7 @@ class SteadyConfig:
             _tier_map(self.local_dims, tiers, "local_dims")
             _tier_map(self.local_hidden, tiers, "local_hidden", allow_zero=True)
             if self.local_rows:
-                for t, r in _tier_map(self.local_rows, tiers, "local_rows").items():
-                    if r & (r - 1) or not 2 <= r <= 2**24:
-                        raise SpecError(
-                            f"arch.local_rows.{t}: {r} must be a power of two in [2, 2**24]"
-                        )
+                _table_rows(self.local_rows, tiers, "local_rows")
 
     def detector_rows(self, tier: str) -> int:
         """The detector hash-table rows ``tier`` reads (a prefix of the table)."""

@@ -409,7 +409,7 @@ def token_hashes(
     long = run >= cap
     length = run.clamp(max=cap)
     after = cls.gather(1, torch.where(long, pos, nxt))  # nxt is a real position unless long
-    end = torch.where(long, torch.full_like(run, _LONG), _class_code(after))
+    end = _class_code(after).masked_fill(long, _LONG)
     prev = F.pad(cls[:, :-1], (1, 0), value=WORD_EDGE)  # the class before each byte
     before = _class_code(prev)
     start = token & (prev != _TOKEN)
@@ -592,14 +592,16 @@ class SteadyModel(nn.Module):
         parts = []
         if kinds:
             parts.append(self._aligned(kinds, lengths))
+        if cfg.word_ngrams or cfg.token_lengths:  # word classes, for both kinds
+            word_map: torch.Tensor = self.word_map  # type: ignore[assignment]
+            classes = word_map[data.long()]
         if cfg.word_ngrams:
             # The word classes between two whitespace classes (before the first byte and just
             # after the last one of each row), so the n-gram at position i starts at byte i - 1
             # and may end one byte past the input: the input's start and end are boundaries.
             # Hashed on their own (their rows are two bytes wider), then cut back to the input's
             # width.
-            word_map: torch.Tensor = self.word_map  # type: ignore[assignment]
-            words = F.pad(word_map[data.long()], (1, 1), value=WORD_EDGE)
+            words = F.pad(classes, (1, 1), value=WORD_EDGE)
             pos = torch.arange(words.shape[1], device=data.device).unsqueeze(0)
             end = pos == (lengths + 1).unsqueeze(1)
             words = words.masked_fill(end, WORD_EDGE)
@@ -611,8 +613,7 @@ class SteadyModel(nn.Module):
                 )
             parts.append((h[..., : data.shape[1]], v[..., : data.shape[1]]))
         if cfg.token_lengths:
-            word_map = self.word_map  # type: ignore[assignment]
-            parts.append(token_hashes(word_map[data.long()], lengths, cfg.token_lengths, 5 * MAX_N))
+            parts.append(token_hashes(classes, lengths, cfg.token_lengths, 5 * MAX_N))
         if len(parts) == 1:
             return parts[0]
         return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
