@@ -3,7 +3,11 @@
 For each exported tier (the int8 file users run) and the validation manifest:
 
 * multilabel heads: each label's threshold is the one that maximises that label's F1 on validation
-  (a rare flag scored by a mean-pooled model rarely reaches 0.5, so 0.5 is a poor default);
+  (a rare flag scored by a mean-pooled model rarely reaches 0.5, so 0.5 is a poor default); a
+  label whose best F1 stays under ``min_f1`` is disabled instead (``disabled_labels``: the
+  runtime never gives it and says so), since a flag that is wrong more often than right costs a
+  user more than no flag (content-v7's tiny, which has no detector, flagged 21.9 % of the
+  look-alike negatives at risk F1 0.24);
 * softmax heads: one confidence threshold below which the runtime answers ``unknown``, chosen as
   the largest threshold that keeps at least ``min_coverage`` of validation samples answered, so
   the least confident answers, which carry most of the errors, become ``unknown``.
@@ -28,6 +32,7 @@ from picohead_runtime.model_meta import META_KEY, ModelMeta
 from picohead_runtime.spec import HeadSpec, ModelSpec
 
 GRID = np.round(np.arange(0.05, 0.96, 0.05), 2)
+MIN_F1 = 0.5  # a multilabel label whose best validation F1 is below this is disabled
 
 
 def _f1(pred: np.ndarray, truth: np.ndarray) -> float:
@@ -37,12 +42,12 @@ def _f1(pred: np.ndarray, truth: np.ndarray) -> float:
 
 
 def calibrate_head(
-    head: HeadSpec, probs: np.ndarray, y: np.ndarray, min_coverage: float
+    head: HeadSpec, probs: np.ndarray, y: np.ndarray, min_coverage: float, min_f1: float = MIN_F1
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(new head fields, trade-off report) for one head from validation probabilities."""
     if head.multilabel:
         truth = y > 0.5
-        thresholds, report = {}, {}
+        thresholds, report, disabled = {}, {}, []
         for i, lab in enumerate(head.labels):
             if not truth[:, i].any():
                 continue
@@ -54,7 +59,10 @@ def calibrate_head(
                 "f1": round(f1s[best], 4),
                 "f1_at_0.5": round(_f1(probs[:, i] >= 0.5, truth[:, i]), 4),
             }
-        return {"label_thresholds": thresholds}, report
+            if f1s[best] < min_f1:
+                disabled.append(lab)
+                report[lab]["disabled"] = True
+        return {"label_thresholds": thresholds, "disabled_labels": disabled}, report
     conf = probs.max(1)
     correct = probs.argmax(1) == y
     rows = []
@@ -76,7 +84,11 @@ def calibrate_head(
 
 
 def calibrate_spec(
-    spec: ModelSpec, logits: dict[str, np.ndarray], val: WindowData, min_coverage: float = 0.97
+    spec: ModelSpec,
+    logits: dict[str, np.ndarray],
+    val: WindowData,
+    min_coverage: float = 0.97,
+    min_f1: float = MIN_F1,
 ) -> tuple[ModelSpec, dict[str, Any]]:
     heads, report = [], {}
     for h in spec.heads:
@@ -88,7 +100,9 @@ def calibrate_spec(
         probs = 1 / (1 + np.exp(-z)) if h.multilabel else np.exp(z - z.max(1, keepdims=True))
         if not h.multilabel:
             probs = probs / probs.sum(1, keepdims=True)
-        fields, report[h.name] = calibrate_head(h, probs, val.labels[h.name][m], min_coverage)
+        fields, report[h.name] = calibrate_head(
+            h, probs, val.labels[h.name][m], min_coverage, min_f1
+        )
         d = h.to_dict()
         d.update(fields)
         heads.append(
@@ -100,6 +114,7 @@ def calibrate_spec(
                 weight=h.weight,
                 threshold=float(d.get("threshold", h.threshold)),
                 label_thresholds=dict(d.get("label_thresholds", h.label_thresholds)),
+                disabled_labels=tuple(d.get("disabled_labels", h.disabled_labels)),
             )
         )
     return spec.replace_heads(tuple(heads)), report
@@ -134,7 +149,7 @@ def write_thresholds(onnx_path: Path, spec: ModelSpec) -> None:
 
 
 def calibrate_files(
-    files: dict[str, Path], val: WindowData, min_coverage: float = 0.97
+    files: dict[str, Path], val: WindowData, min_coverage: float = 0.97, min_f1: float = MIN_F1
 ) -> dict[str, Any]:
     """Calibrate every tier's file in place (from its own embedded spec); tier -> head -> report."""
     from picohead.model_card import _session, onnx_logits
@@ -143,7 +158,7 @@ def calibrate_files(
     for tier, path in files.items():
         spec = embedded_spec(path)
         logits = onnx_logits(_session(path), spec, val)
-        new_spec, report = calibrate_spec(spec, logits, val, min_coverage)
+        new_spec, report = calibrate_spec(spec, logits, val, min_coverage, min_f1)
         write_thresholds(path, new_spec)
         out[tier] = {"report": report, "spec": json.loads(new_spec.to_json())}
     return out

@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "train": "picohead.train_cli:train_cmd",
     "eval": "picohead.train_cli:eval_cmd",
     "add-head": "picohead.train_cli:add_head_cmd",
+    "calibrate": "picohead.train_cli:calibrate_cmd",
     "data": "picohead.data.cli:data",
     "classify": "picohead_runtime._click:classify_cmd",
     "bench": "picohead_runtime._click:bench_cmd",

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from picohead.calibrate import MIN_F1
 from picohead.dataset import WindowData
 from picohead.evaluate import evaluate_logits, headline, per_class_table
 from picohead_runtime.spec import ModelSpec
@@ -387,7 +388,9 @@ def write_model_card(
             "",
             "Softmax heads answer `unknown` below a per-head confidence threshold chosen to keep 97 % of",
             "validation samples answered; each risk flag has the threshold that maximises its F1 on",
-            "validation. Both are stored in each tier's file and applied by the runtime.",
+            "validation. Both are stored in each tier's file and applied by the runtime. A flag whose",
+            f"best validation F1 stays under {MIN_F1} is disabled in that tier: the runtime never gives",
+            "it and lists it as `disabled` in the result (`n/a` in the text output).",
             "",
             "| tier | head | threshold | coverage | accuracy answered | accuracy overall |",
             "|---|---|---|---|---|---|",
@@ -402,15 +405,16 @@ def write_model_card(
                     )
         L += [
             "",
-            "| tier | risk flag | threshold | F1 at 0.5 | F1 calibrated (validation) |",
+            "| tier | flag | threshold | F1 at 0.5 | F1 calibrated (validation) |",
             "|---|---|---|---|---|",
         ]
         for tier, cal in calibration.items():
             for _head, r in cal["report"].items():
                 if "tradeoff" not in r:
                     for lab, x in r.items():
+                        thr = "disabled" if x.get("disabled") else f"{x['threshold']:.2f}"
                         L.append(
-                            f"| {tier} | {lab} | {x['threshold']:.2f} | {x['f1_at_0.5']:.3f} | {x['f1']:.3f} |"
+                            f"| {tier} | {lab} | {thr} | {x['f1_at_0.5']:.3f} | {x['f1']:.3f} |"
                         )
     L += extra_sections or []
     # only when asked: an added head's figures belong to the trunk it was trained on

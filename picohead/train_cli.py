@@ -279,3 +279,94 @@ def add_head_cmd(
         click.echo(f"error: {e}", err=True)
         sys.exit(2)
     click.echo(json.dumps(summary["val"], indent=1))
+
+
+@click.command("calibrate")
+@click.argument(
+    "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--data",
+    required=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Validation manifest (a corpus folder means its val.jsonl); never the test split.",
+)
+@click.option(
+    "--min-coverage",
+    default=0.97,
+    show_default=True,
+    type=click.FloatRange(0, 1),
+    help="Softmax heads: the largest threshold that still answers this share of samples.",
+)
+@click.option(
+    "--min-f1",
+    default=0.5,
+    show_default=True,
+    type=click.FloatRange(0, 1),
+    help="Multilabel heads: a label whose best validation F1 is below this is disabled.",
+)
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the per-tier trade-off report (JSON) here.",
+)
+@click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("cache/windows"),
+    show_default=True,
+)
+def calibrate_cmd(
+    files: tuple[Path, ...],
+    data: Path,
+    min_coverage: float,
+    min_f1: float,
+    report: Path | None,
+    cache_dir: Path,
+) -> None:
+    """Set the decision thresholds of exported FILES from a validation manifest, in place.
+
+    Softmax heads get the confidence under which the runtime answers `unknown`; each multilabel
+    label gets the threshold of its best F1, or is disabled when even that F1 is under --min-f1.
+    `picohead train --recipe` runs this itself; use it after `picohead export` of your own model.
+    """
+    from picohead.calibrate import calibrate_files, embedded_spec
+    from picohead.dataset import ManifestError, load_manifest
+
+    try:
+        specs = {p: embedded_spec(p) for p in files}
+    except (KeyError, SpecError, ValueError, OSError) as e:
+        click.echo(f"error: not a picohead model file: {e}", err=True)
+        sys.exit(2)
+    except Exception as e:  # onnx's DecodeError and friends: the file is not an ONNX model
+        click.echo(f"error: cannot read the model: {type(e).__name__}: {e}", err=True)
+        sys.exit(2)
+    first = next(iter(specs.values()))
+    for p, s in specs.items():
+        if [(h.name, h.labels) for h in s.heads] != [(h.name, h.labels) for h in first.heads]:
+            click.echo(f"error: {p} has other heads or labels than {files[0]}", err=True)
+            sys.exit(2)
+    tiers = [f"{p.stem}" for p in files]
+    if len(set(tiers)) != len(tiers):
+        click.echo("error: two files share a name; calibrate them one at a time", err=True)
+        sys.exit(2)
+    path = data / "val.jsonl" if data.is_dir() else data
+    try:
+        val = load_manifest(path, first, cache_dir=cache_dir)
+        out = calibrate_files(
+            dict(zip(tiers, files)), val, min_coverage=min_coverage, min_f1=min_f1
+        )
+    except (SpecError, ManifestError, ValueError, OSError) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    if report is not None:
+        report.write_text(json.dumps(out, indent=1) + "\n")
+    for name, r in out.items():
+        for head, hr in r["report"].items():
+            if "chosen" in hr:
+                click.echo(f"{name} {head}: unknown below {hr['chosen']:.2f}")
+            else:
+                for lab, x in hr.items():
+                    what = "disabled" if x.get("disabled") else f"threshold {x['threshold']:.2f}"
+                    click.echo(f"{name} {head}.{lab}: {what} (validation F1 {x['f1']:.3f})")

@@ -124,6 +124,11 @@ def check_fail_on(rules: list[tuple[str, str]], spec: Any) -> None:
                 h.index(label)
         except SpecError as e:
             raise UsageError(f"--fail-on {head}={label}: {e}") from None
+        if label in h.disabled_labels:  # the rule could never fire: say so instead of passing
+            raise UsageError(
+                f"--fail-on {head}={label}: this model never gives {label!r} (disabled: too weak "
+                "on validation, see MODEL_CARD.md); use a larger tier (--tier)"
+            )
 
 
 def matches(result: Result, rules: list[tuple[str, str]]) -> bool:
@@ -195,6 +200,8 @@ def format_human(r: Result) -> str:
                 parts.append(f"{head}=unknown (raw {h.raw} {h.score:.2f})")
             else:
                 parts.append(f"{head}={h.label} {h.score:.2f}")
+        elif h.disabled and len(h.disabled) == len(h.scores):
+            parts.append(f"{head}=n/a")  # the model answers none of this head's labels
         else:
             parts.append(f"{head}=[{','.join(h.labels)}]")
     return f"{name}: " + " ".join(parts)

@@ -15,7 +15,8 @@ Rules, per head in spec order (gates always point to an earlier head):
 - a softmax head's final label is its top-1 label (ties go to the earlier label), or ``unknown``
   when the top-1 score is below that label's threshold (``label_thresholds``, else the head's
   ``threshold``), with a reason;
-- a multilabel head switches on every label whose score reaches its threshold.
+- a multilabel head switches on every label whose score reaches its threshold; a disabled label
+  (``disabled_labels``) has an infinite threshold and is listed in the result's ``disabled``.
 
 Two paths give identical results: one file (pure Python on seven short lists: after an
 onnxruntime call the CPU caches are cold, and a dozen small numpy calls then cost ~2x what they cost
@@ -82,6 +83,7 @@ class _Head:
         "thr_list",
         "gate",
         "gate_labels",
+        "disabled",
         "index",
         "slot",
         "k",
@@ -100,6 +102,7 @@ class _Head:
         self.index = i  # position in the model's outputs
         self.gate = h.gate.head if h.gate is not None else None
         self.gate_labels = frozenset(h.gate.labels) if h.gate is not None else frozenset()
+        self.disabled = tuple(lab for lab in h.labels if lab in h.disabled_labels)  # label order
         self.slot = 0  # softmax: row in the gathered [heads, labels] block
         self.k = 0  # softmax: top-k kept (at most the label count)
         self.start = self.end = 0  # multilabel: span in the joined multilabel block
@@ -180,7 +183,7 @@ class Decoder:
                 if h.multilabel:
                     s, e = h.start, h.end
                     row[h.name] = MultilabelResult(
-                        tuple(compress(labels, ons[s:e])), dict(zip(labels, mls[s:e]))
+                        tuple(compress(labels, ons[s:e])), dict(zip(labels, mls[s:e])), h.disabled
                     )
                     continue
                 idx, ps = orders[h.slot], tops[h.slot]
@@ -217,7 +220,9 @@ class Decoder:
             if h.multilabel:
                 sc = [round(v * scale) / scale for v in vals]
                 on = [x >= t for x, t in zip(sc, h.thr_list)]
-                row[h.name] = MultilabelResult(tuple(compress(labels, on)), dict(zip(labels, sc)))
+                row[h.name] = MultilabelResult(
+                    tuple(compress(labels, on)), dict(zip(labels, sc)), h.disabled
+                )
                 continue
             if h.k == 1:
                 idx = [max(range(len(vals)), key=vals.__getitem__)]  # first maximum

@@ -46,17 +46,25 @@ class HeadResult:
 
 @dataclass(slots=True)
 class MultilabelResult:
-    """A multilabel head: the labels at or above their thresholds, and every label's score."""
+    """A multilabel head: the labels at or above their thresholds, and every label's score.
+
+    ``disabled``: labels this model never gives (its spec's ``disabled_labels``: too weak on
+    validation to be worth a flag); an empty ``labels`` then does not mean "none of them".
+    """
 
     labels: tuple[str, ...]
     scores: dict[str, float]
+    disabled: tuple[str, ...] = ()
 
     @property
     def multilabel(self) -> bool:
         return True
 
     def asdict(self) -> dict[str, Any]:
-        return {"labels": list(self.labels), "scores": dict(self.scores)}
+        d: dict[str, Any] = {"labels": list(self.labels), "scores": dict(self.scores)}
+        if self.disabled:  # only models with disabled labels carry the key
+            d["disabled"] = list(self.disabled)
+        return d
 
 
 @dataclass(frozen=True, slots=True)

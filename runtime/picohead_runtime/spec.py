@@ -52,6 +52,9 @@ class HeadSpec:
     ``threshold`` means: for a softmax head, the minimum top-1 probability below which the final
     label is ``unknown`` (0 disables it); for a multilabel head, the default probability at which a
     label is switched on. ``label_thresholds`` overrides it per label (calibration writes these).
+    ``disabled_labels`` (multilabel heads only) are labels this model does not answer: never
+    switched on, their scores still reported. Calibration writes them for a label whose best
+    validation F1 is too low to be worth a flag (e.g. the risk flags of a tier without a detector).
     """
 
     name: str
@@ -61,6 +64,7 @@ class HeadSpec:
     weight: float = 1.0
     threshold: float = 0.0
     label_thresholds: Mapping[str, float] = field(default_factory=dict)
+    disabled_labels: tuple[str, ...] = ()
 
     @property
     def multilabel(self) -> bool:
@@ -77,6 +81,9 @@ class HeadSpec:
             ) from None
 
     def threshold_for(self, label: str) -> float:
+        """The score at which ``label`` is given; ``inf`` for a disabled label (never given)."""
+        if label in self.disabled_labels:
+            return math.inf
         return float(self.label_thresholds.get(label, self.threshold))
 
     def to_dict(self) -> dict[str, Any]:
@@ -88,6 +95,8 @@ class HeadSpec:
         d["threshold"] = self.threshold
         if self.label_thresholds:
             d["label_thresholds"] = dict(self.label_thresholds)
+        if self.disabled_labels:
+            d["disabled_labels"] = list(self.disabled_labels)
         return d
 
 
@@ -213,7 +222,16 @@ def _parse_head(d: Any, i: int, source: str) -> HeadSpec:
         raise _fail(source, where, "must be an object with name, kind and labels")
     _check_keys(
         d,
-        {"name", "kind", "labels", "gate", "weight", "threshold", "label_thresholds"},
+        {
+            "name",
+            "kind",
+            "labels",
+            "gate",
+            "weight",
+            "threshold",
+            "label_thresholds",
+            "disabled_labels",
+        },
         where,
         source,
     )
@@ -266,6 +284,21 @@ def _parse_head(d: Any, i: int, source: str) -> HeadSpec:
         if k not in labels:
             raise _fail(source, f"{where}.label_thresholds.{k}", "is not one of this head's labels")
         _prob(v, f"{where}.label_thresholds.{k}", source)
+    disabled = d.get("disabled_labels") or []
+    if not isinstance(disabled, list) or not all(isinstance(x, str) for x in disabled):
+        raise _fail(source, f"{where}.disabled_labels", "must be a list of label strings")
+    if disabled and kind != "multilabel":
+        raise _fail(
+            source,
+            f"{where}.disabled_labels",
+            "only a multilabel head can disable labels (a softmax head answers 'unknown' "
+            "under its threshold instead)",
+        )
+    for k in disabled:
+        if k not in labels:
+            raise _fail(
+                source, f"{where}.disabled_labels", f"{k!r} is not one of this head's labels"
+            )
     return HeadSpec(
         name=name,
         kind=kind,
@@ -274,6 +307,7 @@ def _parse_head(d: Any, i: int, source: str) -> HeadSpec:
         weight=float(weight),
         threshold=threshold,
         label_thresholds={k: float(v) for k, v in lt.items()},
+        disabled_labels=tuple(dict.fromkeys(disabled)),
     )
 
 

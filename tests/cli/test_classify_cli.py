@@ -89,6 +89,25 @@ def test_fail_on_multilabel(model_dir, files, tmp_path, capsys):
     assert _run(capsys, "--model", m, "--fail-on", "risk=email", files / "b.txt")[0] == 0
 
 
+def test_fail_on_a_disabled_label_is_a_usage_error_and_text_says_na(
+    model_dir, files, tmp_path, capsys
+):
+    """A rule on a label the model never gives would always pass: refused, exit 2."""
+
+    def disable(doc):
+        risk = doc["spec"]["heads"][2]
+        risk["disabled_labels"] = list(risk["labels"])
+
+    m = toy_models.rewrite_meta(model_dir / "toy-tiny-fp32.onnx", tmp_path / "d.onnx", disable)
+    with pytest.raises(SystemExit) as e:
+        _run(capsys, "--model", m, "--fail-on", "risk=email", files / "b.txt")
+    assert e.value.code == 2 and "never gives 'email'" in capsys.readouterr().err
+    code, out, _ = _run(capsys, "--model", m, files / "b.txt")
+    assert code == 0 and "risk=n/a" in out
+    doc = json.loads(_run(capsys, "--model", m, "--jsonl", files / "b.txt")[1])
+    assert doc["heads"]["risk"]["labels"] == [] and doc["heads"]["risk"]["disabled"]
+
+
 @pytest.mark.parametrize(
     "rule, message",
     [

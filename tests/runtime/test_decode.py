@@ -81,6 +81,19 @@ def test_label_thresholds_override_head_threshold():
     assert rows[1]["risk"].labels == ("email",)
 
 
+def test_disabled_label_is_never_on_and_is_listed_in_both_paths():
+    spec = _spec(risk={"threshold": 0.5, "disabled_labels": ["api_key"]})
+    dec = Decoder(spec)
+    probs = _probs([[0.9, 0.05, 0.05]] * 2, [[1, 0, 0]] * 2, [[0.9, 1.0], [0.1, 0.99]])
+    batch = dec.decode(probs)
+    one = [dec.decode_one([p[i : i + 1] for p in probs]) for i in range(2)]
+    assert batch == one
+    assert batch[0]["risk"].labels == ("email",) and batch[1]["risk"].labels == ()
+    assert batch[1]["risk"].scores["api_key"] == pytest.approx(0.99)  # the score is still given
+    assert batch[0]["risk"].asdict()["disabled"] == ["api_key"]
+    assert "disabled" not in Decoder(_spec()).decode(probs)[0]["risk"].asdict()
+
+
 def test_top_k_is_capped_by_label_count_and_sorted():
     dec = Decoder(_spec(), top_k=10)
     (row,) = dec.decode(_probs([[0.2, 0.5, 0.3]], [[1, 0, 0]], [[0, 0]]))

@@ -18,6 +18,20 @@ def test_multilabel_threshold_maximises_f1():
         assert report[lab]["f1"] > 0.9 and report[lab]["f1_at_0.5"] == 0.0
 
 
+def test_multilabel_label_too_weak_on_validation_is_disabled():
+    rng = np.random.default_rng(2)
+    y = (rng.random((2000, 2)) < 0.1).astype(np.float32)
+    probs = rng.random(y.shape)  # label b: noise, best F1 ~0.2
+    probs[:, 0] = np.where(y[:, 0] > 0, 0.8, 0.1)  # label a: separable
+    head = HeadSpec(name="risk", kind="multilabel", labels=("a", "b"), threshold=0.5)
+    fields, report = calibrate_head(head, probs, y, min_coverage=0.97)
+    assert fields["disabled_labels"] == ["b"]
+    assert report["b"]["disabled"] and report["b"]["f1"] < 0.5
+    assert "disabled" not in report["a"] and report["a"]["f1"] == 1.0
+    fields, _ = calibrate_head(head, probs, y, min_coverage=0.97, min_f1=0.0)
+    assert fields["disabled_labels"] == []
+
+
 def test_softmax_threshold_keeps_coverage_and_drops_unsure_errors():
     rng = np.random.default_rng(1)
     n = 1000

@@ -27,6 +27,19 @@ def test_round_trip(tmp_path):
     assert spec.head("lang").index("c") == 1
 
 
+def test_disabled_labels_round_trip_and_never_reach_a_threshold(tmp_path):
+    d = base()
+    d["heads"][2].update(labels=["email", "phone"], disabled_labels=["phone"])
+    spec = ModelSpec.from_dict(d)
+    risk = spec.head("risk")
+    assert risk.disabled_labels == ("phone",)
+    assert risk.threshold_for("phone") == float("inf") and risk.threshold_for("email") == 0.5
+    p = tmp_path / "s.json"
+    p.write_text(spec.to_json())
+    assert load_spec(p) == spec
+    assert "disabled_labels" not in ModelSpec.from_dict(base()).to_dict()["heads"][2]
+
+
 @pytest.mark.parametrize(
     "mutate, fragment",
     [
@@ -52,6 +65,15 @@ def test_round_trip(tmp_path):
         (lambda d: d["heads"][0].update(name="Bad Name"), "heads[0].name"),
         (lambda d: d.update(schema_version=9), "schema_version"),
         (lambda d: d["heads"][0].pop("labels"), "heads[0] (coarse).labels: missing"),
+        (
+            lambda d: d["heads"][2].update(disabled_labels=["phone"]),
+            "heads[2] (risk).disabled_labels: 'phone' is not one of this head's labels",
+        ),
+        (
+            lambda d: d["heads"][0].update(disabled_labels=["code"]),
+            "only a multilabel head can disable labels",
+        ),
+        (lambda d: d["heads"][2].update(disabled_labels="email"), "must be a list"),
     ],
 )
 def test_errors_name_the_key(mutate, fragment):
