@@ -300,7 +300,7 @@ def add_head_cmd(
 )
 @click.option(
     "--min-f1",
-    default=0.5,
+    default=0.5,  # picohead.calibrate.MIN_F1 (not imported here: --help stays light)
     show_default=True,
     type=click.FloatRange(0, 1),
     help="Multilabel heads: a label whose best validation F1 is below this is disabled.",
@@ -347,15 +347,15 @@ def calibrate_cmd(
         if [(h.name, h.labels) for h in s.heads] != [(h.name, h.labels) for h in first.heads]:
             click.echo(f"error: {p} has other heads or labels than {files[0]}", err=True)
             sys.exit(2)
-    tiers = [f"{p.stem}" for p in files]
-    if len(set(tiers)) != len(tiers):
+    names = [p.stem for p in files]  # report keys
+    if len(set(names)) != len(names):
         click.echo("error: two files share a name; calibrate them one at a time", err=True)
         sys.exit(2)
     path = data / "val.jsonl" if data.is_dir() else data
     try:
         val = load_manifest(path, first, cache_dir=cache_dir)
         out = calibrate_files(
-            dict(zip(tiers, files)), val, min_coverage=min_coverage, min_f1=min_f1
+            dict(zip(names, files)), val, min_coverage=min_coverage, min_f1=min_f1
         )
     except (SpecError, ManifestError, ValueError, OSError) as e:
         click.echo(f"error: {e}", err=True)

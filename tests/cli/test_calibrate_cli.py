@@ -55,3 +55,10 @@ def test_calibrate_errors_exit_2(model_dir, tmp_path):
         main, ["calibrate", str(model), "--data", str(other), "--cache", str(tmp_path / "c")]
     )
     assert r.exit_code == 2 and "sound" in r.output
+
+
+def test_cli_floor_is_the_library_floor():
+    from picohead.calibrate import MIN_F1
+    from picohead.train_cli import calibrate_cmd
+
+    assert next(p for p in calibrate_cmd.params if p.name == "min_f1").default == MIN_F1
