@@ -12,6 +12,7 @@ What it does not do: train or export (``picohead.pipeline`` runs those first).
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from picohead.calibrate import MIN_F1
 from picohead.dataset import WindowData
 from picohead.evaluate import evaluate_logits, headline, per_class_table
 from picohead_runtime.spec import ModelSpec
+
+log = logging.getLogger(__name__)
 
 
 def _session(path: Path, threads: int = 2) -> Any:
@@ -199,7 +202,10 @@ def _plots(scores: dict[str, dict[str, Any]], spec: ModelSpec, out_dir: Path) ->
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError:
+    except ImportError:  # [train] installs it; say so rather than write a card without plots
+        log.warning(
+            "matplotlib is not installed: MODEL_CARD.md gets no plots (pip install matplotlib)"
+        )
         return []
     out_dir.mkdir(parents=True, exist_ok=True)
     made = []
