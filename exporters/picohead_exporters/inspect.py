@@ -59,6 +59,7 @@ def inspect_model(path: str | os.PathLike[str]) -> dict[str, Any]:
                 "labels": list(h.labels),
                 "gate": h.gate.to_dict() if h.gate else None,
                 "threshold": h.threshold,
+                "disabled_labels": list(h.disabled_labels),
             }
             for h in meta.spec.heads
         ],
@@ -99,4 +100,8 @@ def format_inspect(doc: dict[str, Any], *, all_labels: bool = False) -> str:
             f"    {h['name']:<12} {h['kind']:<10} {h['n_labels']:>3} labels{gate}{score_s}"
         )
         lines.append(f"      {', '.join(labels)}")
+        if h.get("disabled_labels"):  # calibration switched these off: the runtime never gives them
+            lines.append(
+                f"      disabled (too weak on validation): {', '.join(h['disabled_labels'])}"
+            )
     return "\n".join(lines)

@@ -36,6 +36,13 @@ def test_calibrate_writes_thresholds_and_disables_weak_flags(model_dir, tmp_path
         lab for lab in spec.head("risk").labels if lab in weak
     ]
     assert not set(res.heads["risk"].labels) & set(weak)
+    # inspect shows them
+    from picohead_exporters.inspect import format_inspect, inspect_model
+
+    doc = inspect_model(model)
+    shown = next(h for h in doc["heads"] if h["name"] == "risk")["disabled_labels"]
+    assert sorted(shown) == weak
+    assert ("disabled (too weak on validation)" in format_inspect(doc)) == bool(weak)
     # a floor of 0 disables nothing
     r = CliRunner().invoke(main, [*argv, "--min-f1", "0"])
     assert r.exit_code == 0 and embedded_spec(model).head("risk").disabled_labels == ()
