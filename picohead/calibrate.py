@@ -33,6 +33,7 @@ from picohead_runtime.spec import HeadSpec, ModelSpec
 
 GRID = np.round(np.arange(0.05, 0.96, 0.05), 2)
 MIN_F1 = 0.5  # a multilabel label whose best validation F1 is below this is disabled
+MIN_COVERAGE = 0.97  # softmax heads: the share of validation samples answered (not `unknown`)
 
 
 def _f1(pred: np.ndarray, truth: np.ndarray) -> float:
@@ -87,7 +88,7 @@ def calibrate_spec(
     spec: ModelSpec,
     logits: dict[str, np.ndarray],
     val: WindowData,
-    min_coverage: float = 0.97,
+    min_coverage: float = MIN_COVERAGE,
     min_f1: float = MIN_F1,
 ) -> tuple[ModelSpec, dict[str, Any]]:
     heads, report = [], {}
@@ -120,15 +121,33 @@ def calibrate_spec(
     return spec.replace_heads(tuple(heads)), report
 
 
-def embedded_spec(onnx_path: Path) -> ModelSpec:
+def _meta(onnx_path: Path) -> ModelMeta:
     import onnx
 
     model = onnx.load(str(onnx_path), load_external_data=False)
     props = {p.key: p.value for p in model.metadata_props}
-    return ModelMeta.from_json(props[META_KEY], source=str(onnx_path)).spec
+    return ModelMeta.from_json(props[META_KEY], source=str(onnx_path))
 
 
-def write_thresholds(onnx_path: Path, spec: ModelSpec) -> None:
+def embedded_spec(onnx_path: Path) -> ModelSpec:
+    return _meta(onnx_path).spec
+
+
+def rule(min_coverage: float = MIN_COVERAGE, min_f1: float = MIN_F1) -> dict[str, float]:
+    """The settings a calibration ran with, as written into each calibrated file."""
+    return {"min_coverage": float(min_coverage), "min_f1": float(min_f1)}
+
+
+def calibrated_rule(onnx_path: Path) -> dict[str, float] | None:
+    """The rule ``onnx_path`` was calibrated with; None when it never was, or by a picohead that
+    did not record it (before disabled labels existed)."""
+    found = _meta(onnx_path).extra.get("calibration_rule")
+    return dict(found) if isinstance(found, dict) else None
+
+
+def write_thresholds(
+    onnx_path: Path, spec: ModelSpec, settings: dict[str, float] | None = None
+) -> None:
     """Replace the embedded spec's thresholds (and note the calibration) in the ONNX metadata."""
     import onnx
 
@@ -137,11 +156,13 @@ def write_thresholds(onnx_path: Path, spec: ModelSpec) -> None:
     meta = ModelMeta.from_json(props[META_KEY].value, source=str(onnx_path))
     if meta.spec.head_names != spec.head_names:
         raise ValueError(f"{onnx_path}: calibrated spec has other heads than the file")
-    # The thresholds live in the spec; the file only notes where they came from (the whole
-    # accuracy/coverage curve, ~9 KB, is the run's eval/calibration.json; tiers have budgets).
-    new = dataclasses.replace(
-        meta, spec=spec, extra={**meta.extra, "calibration": "validation split"}
-    )
+    # The thresholds live in the spec; the file only notes where they came from and the rule
+    # (the whole accuracy/coverage curve, ~9 KB, is the run's eval/calibration.json; tiers have
+    # budgets).
+    extra = {**meta.extra, "calibration": "validation split"}
+    if settings is not None:
+        extra["calibration_rule"] = settings
+    new = dataclasses.replace(meta, spec=spec, extra=extra)
     props[META_KEY].value = new.to_json()
     tmp = onnx_path.with_suffix(".tmp")
     onnx.save(model, str(tmp))
@@ -149,7 +170,10 @@ def write_thresholds(onnx_path: Path, spec: ModelSpec) -> None:
 
 
 def calibrate_files(
-    files: dict[str, Path], val: WindowData, min_coverage: float = 0.97, min_f1: float = MIN_F1
+    files: dict[str, Path],
+    val: WindowData,
+    min_coverage: float = MIN_COVERAGE,
+    min_f1: float = MIN_F1,
 ) -> dict[str, Any]:
     """Calibrate every tier's file in place (from its own embedded spec); tier -> head -> report."""
     from picohead.model_card import _session, onnx_logits
@@ -159,6 +183,6 @@ def calibrate_files(
         spec = embedded_spec(path)
         logits = onnx_logits(_session(path), spec, val)
         new_spec, report = calibrate_spec(spec, logits, val, min_coverage, min_f1)
-        write_thresholds(path, new_spec)
+        write_thresholds(path, new_spec, rule(min_coverage, min_f1))
         out[tier] = {"report": report, "spec": json.loads(new_spec.to_json())}
     return out

@@ -60,7 +60,7 @@ def _family_stage(
     A top-level function so that a process pool can run the families side by side. ``threads``:
     torch threads when the recipe does not set them (0: torch's default).
     """
-    from picohead.calibrate import calibrate_files
+    from picohead.calibrate import calibrate_files, calibrated_rule, rule
     from picohead.dataset import load_manifest
     from picohead.model_card import onnx_test_report, onnx_val_scores
     from picohead.train import TrainConfig, train
@@ -102,7 +102,10 @@ def _family_stage(
     }
     calib_file = run_dir / "eval" / "calibration.json"
     (run_dir / "eval").mkdir(exist_ok=True)
-    if not calib_file.exists() or calib_file.stat().st_mtime < done.stat().st_mtime:
+    # Recalibrate when the files are newer than the calibration, or were calibrated under another
+    # rule (e.g. by a picohead from before disabled labels: its thresholds would otherwise stay).
+    stale = any(calibrated_rule(p) != rule() for p in files.values())
+    if not calib_file.exists() or calib_file.stat().st_mtime < done.stat().st_mtime or stale:
         calib = calibrate_files(files, val_data)
         calib_file.write_text(json.dumps(calib, indent=1) + "\n")
     val_file = run_dir / "eval" / "onnx-val.json"

@@ -293,7 +293,7 @@ def add_head_cmd(
 )
 @click.option(
     "--min-coverage",
-    default=0.97,
+    default=0.97,  # picohead.calibrate.MIN_COVERAGE
     show_default=True,
     type=click.FloatRange(0, 1),
     help="Softmax heads: the largest threshold that still answers this share of samples.",

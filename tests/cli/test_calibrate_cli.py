@@ -64,8 +64,9 @@ def test_calibrate_errors_exit_2(model_dir, tmp_path):
     assert r.exit_code == 2 and "sound" in r.output
 
 
-def test_cli_floor_is_the_library_floor():
-    from picohead.calibrate import MIN_F1
+def test_cli_defaults_are_the_library_defaults():
+    from picohead.calibrate import MIN_COVERAGE, MIN_F1
     from picohead.train_cli import calibrate_cmd
 
-    assert next(p for p in calibrate_cmd.params if p.name == "min_f1").default == MIN_F1
+    defaults = {p.name: p.default for p in calibrate_cmd.params}
+    assert defaults["min_f1"] == MIN_F1 and defaults["min_coverage"] == MIN_COVERAGE

@@ -1,11 +1,16 @@
 """`picohead train --recipe`: train -> export -> ONNX test eval -> per-tier choice -> bundle + card."""
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
 from picohead.pipeline import run_recipe
 from picohead.testing import toy_spec, write_toy_corpus
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
+import toy_models  # noqa: E402
 
 
 @pytest.mark.slow
@@ -63,3 +68,22 @@ def test_recipe_end_to_end(tmp_path):
     # a second run resumes: nothing is retrained and the same choice comes back
     again = run_recipe(str(recipe), corpus=corpus, runs=tmp_path / "runs")
     assert again["choice"] == result["choice"]
+    # ... without recalibrating, unless a file was calibrated under another rule (an older
+    # picohead recorded none): then the run recalibrates and records the current rule
+    from picohead.calibrate import calibrated_rule, rule
+
+    calib = tmp_path / "runs" / "toy-steady" / "eval" / "calibration.json"
+    first = calib.stat().st_mtime_ns
+    steady_files = [r["path"] for r in reports if r["ok"]]
+    assert all(calibrated_rule(Path(f)) == rule() for f in steady_files)
+    run_recipe(str(recipe), corpus=corpus, runs=tmp_path / "runs")
+    assert calib.stat().st_mtime_ns == first
+
+    def forget(doc):
+        doc["extra"].pop("calibration_rule")
+
+    old_file = Path(steady_files[0])
+    toy_models.rewrite_meta(old_file, old_file, forget)
+    assert calibrated_rule(old_file) is None
+    run_recipe(str(recipe), corpus=corpus, runs=tmp_path / "runs")
+    assert calib.stat().st_mtime_ns != first and calibrated_rule(old_file) == rule()
