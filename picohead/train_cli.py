@@ -12,6 +12,17 @@ import click
 
 from picohead_runtime.spec import SpecError, load_spec
 
+# --cache of the commands that read manifests (eval, add-head, calibrate); train's own --cache
+# also names the recipe's cache root.
+windows_cache = click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("cache/windows"),
+    show_default=True,
+    help="Cache of preprocessed windows.",
+)
+
 
 def _manifests(data: Path, val: Path | None) -> tuple[Path, Path | None]:
     """A corpus folder means its train.jsonl (+ val.jsonl); a file is the training manifest."""
@@ -180,13 +191,7 @@ def train_cmd(
     type=click.Path(file_okay=False, path_type=Path),
     help="Where to write eval JSON/Markdown (default RUN_DIR/eval).",
 )
-@click.option(
-    "--cache",
-    "cache_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("cache/windows"),
-    show_default=True,
-)
+@windows_cache
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of Markdown.")
 def eval_cmd(
     run_dir: Path, data: Path, tier: str, out_dir: Path | None, cache_dir: Path, as_json: bool
@@ -238,13 +243,7 @@ def eval_cmd(
     help="Train on standardised trunk features (folded into the head): more accurate in fp32, "
     "but the larger weights amplify int8 rounding, so int8 exports can miss the gates.",
 )
-@click.option(
-    "--cache",
-    "cache_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("cache/windows"),
-    show_default=True,
-)
+@windows_cache
 def add_head_cmd(
     run_dir: Path,
     head_spec: Path,
@@ -310,13 +309,7 @@ def add_head_cmd(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the per-tier trade-off report (JSON) here.",
 )
-@click.option(
-    "--cache",
-    "cache_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("cache/windows"),
-    show_default=True,
-)
+@windows_cache
 def calibrate_cmd(
     files: tuple[Path, ...],
     data: Path,
