@@ -195,6 +195,51 @@ class DetectSecrets:
         return r
 
 
+class Lingua:
+    """lingua (high-accuracy mode) restricted to the given languages (ISO 639-1, ours)."""
+
+    def __init__(self, restricted: list[str] | None) -> None:
+        from lingua import IsoCode639_1, LanguageDetectorBuilder
+
+        codes = [getattr(IsoCode639_1, c.upper()) for c in (restricted or [])
+                 if hasattr(IsoCode639_1, c.upper())]
+        b = (LanguageDetectorBuilder.from_iso_codes_639_1(*codes) if codes
+             else LanguageDetectorBuilder.from_all_languages())
+        self.det = b.with_preloaded_language_models().build()
+        self.size_bytes = None
+        self.version = _version("lingua-language-detector")
+
+    def call(self, task: str, item: dict[str, Any]) -> Any:
+        return self.det.detect_language_of(_text(item)[:TEXT_CHARS])
+
+    def pred(self, task: str, r: Any) -> Any:
+        return [r.iso_code_639_1.name.lower()] if r is not None else None
+
+
+class Libmagic:
+    """``file --brief --mime-type`` (the system's libmagic), one process per input."""
+
+    def __init__(self) -> None:
+        import subprocess
+
+        self.run = subprocess.run
+        out = self.run(["file", "--version"], capture_output=True, text=True, check=True)
+        self.size_bytes = None
+        self.version = out.stdout.splitlines()[0]
+        self._tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"compare-file-{os.getpid()}.bin"
+
+    def call(self, task: str, item: dict[str, Any]) -> Any:
+        if "b64" in item:
+            self._tmp.write_bytes(base64.b64decode(item["b64"]))
+            item = {"path": str(self._tmp)}
+        p = self.run(["file", "--brief", "--mime-type", "--", item["path"]], capture_output=True,
+                     text=True, timeout=60)
+        return p.stdout.strip() or None
+
+    def pred(self, task: str, r: Any) -> Any:
+        return r
+
+
 def build(name: str, args: argparse.Namespace) -> Any:
     if name.startswith("picohead-"):
         return Picohead(args.model, name.split("-", 1)[1])
@@ -207,6 +252,8 @@ def build(name: str, args: argparse.Namespace) -> Any:
         "langid-restricted": lambda: Langid(langs),
         "pygments": Pygments,
         "detect-secrets": DetectSecrets,
+        "lingua-restricted": lambda: Lingua(langs),
+        "libmagic": Libmagic,
     }[name]()
 
 

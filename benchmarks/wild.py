@@ -1,0 +1,463 @@
+"""The wild benchmark: build the wild suite, then score picohead and the anchors on it in one run.
+
+    # once: anchors (benchmarks/requirements.txt), guesslang (cd benchmarks/node && npm ci), the
+    # programs that make wild files (apt-get install -y $(python benchmarks/wild.py apt-packages)),
+    # and the git mirrors (python benchmarks/wild.py clone-list --mirrors MIRRORS | sh)
+    python benchmarks/wild.py build --suite wild --cache cache-wild --mirrors MIRRORS
+    python benchmarks/wild.py score --suite wild --split test --out benchmarks/results/wild.json
+
+``build`` runs every source builder of ``picohead.wild.sources`` (a builder that fails is reported
+by name and the build exits 2 unless ``--allow-missing`` names it), merges and splits the suite by
+project, checks it is independent of the corpus (``picohead.wild.producers``; with
+``--corpus-manifest`` also by content hash) and writes ``card.json`` (samples and producers per
+task and label, floors met or not). ``score`` runs each tier of the model folder and every anchor on
+the same records of one half (``dev`` for choices and calibration, ``test`` for every published
+figure): accuracy of final answers, raw top-1, coverage, confident-wrong, per-class P/R/F1, the
+text kinds, files under 256 bytes, risk per flag and look-alikes, whitespace/NUL padding, 0-16-byte
+inputs and batch invariance; it writes ``--out`` (JSON) with a Markdown report beside it.
+Anchors run in their own processes (``compare_worker.py``, ``node/guesslang_worker.js``) on the
+suite's blob files; their answers are folded onto the suite's labels by ``wild_maps.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import wild_maps  # noqa: E402
+
+from picohead.wild import metrics  # noqa: E402
+from picohead.wild.producers import IndependenceError, check_independence, corpus_producers  # noqa: E402
+from picohead.wild.suite import TASKS, finalise, load_suite  # noqa: E402
+
+log = logging.getLogger("wild")
+TIERS = ("tiny", "small", "base", "pro")
+SHORT = 256
+FLOORS = {"mime": 3000, "code_lang": 2000, "risk": 1500}
+TEXT_FLOOR = 200  # per language and kind
+ANCHORS = {
+    "mime": ["magika", "libmagic"],
+    "code_lang": ["guesslang", "pygments"],
+    "text_lang": ["lingua-restricted", "fasttext-restricted", "langid-restricted"],
+    "risk": ["detect-secrets"],
+}
+BUILDERS = ("formats", "programs", "code", "text", "risk")
+
+
+# -- build ------------------------------------------------------------------------------------------
+def build(args: argparse.Namespace) -> int:
+    import importlib
+
+    suite, cache, mirrors = Path(args.suite), Path(args.cache), Path(args.mirrors)
+    suite.mkdir(parents=True, exist_ok=True)
+    failed: dict[str, str] = {}
+    for name in args.builders.split(","):
+        t0 = time.time()
+        try:
+            mod = importlib.import_module(f"picohead.wild.sources.{name}")
+            mod.build(suite, cache=cache, mirrors=mirrors)
+        except Exception as e:  # a builder's failure is reported by name, never swallowed
+            failed[name] = f"{type(e).__name__}: {e}"
+            log.error("builder %s failed: %s", name, failed[name])
+        log.info("builder %s: %.0f s", name, time.time() - t0)
+    recs = finalise(suite)
+    try:
+        check_independence(recs, corpus_producers(
+            manifest=Path(args.corpus_manifest) if args.corpus_manifest else None))
+    except IndependenceError as e:
+        print(f"wild build: {e}", file=sys.stderr)
+        return 2
+    card = suite_card(recs)
+    card["failed_builders"] = failed
+    (suite / "card.json").write_text(json.dumps(card, indent=1, ensure_ascii=False))
+    print(card_summary(card))
+    allowed = set(filter(None, args.allow_missing.split(",")))
+    if set(failed) - allowed:
+        print(f"wild build: builders failed: {', '.join(sorted(set(failed) - allowed))} "
+              "(see the log; --allow-missing NAME to accept)", file=sys.stderr)
+        return 2
+    return 0
+
+
+def suite_card(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    card: dict[str, Any] = {"samples": len(recs), "tasks": {}}
+    for task in TASKS:
+        rs = [r for r in recs if r["task"] == task]
+        labels: dict[str, dict[str, Any]] = {}
+        by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in rs:
+            keys = r["label"] if task == "risk" else [r["label"]]
+            for k in keys or [f"({r['kind']})"]:
+                by_label[k].append(r)
+        for lab, xs in sorted(by_label.items()):
+            labels[lab] = {"n": len(xs), "producers": len({x["project"] for x in xs}),
+                           "dev": sum(x["split"] == "dev" for x in xs),
+                           "test": sum(x["split"] == "test" for x in xs)}
+            if task == "text_lang":
+                labels[lab]["kinds"] = dict(Counter(x["kind"] for x in xs))
+        card["tasks"][task] = {
+            "n": len(rs), "labels": len(by_label), "producers": len({r["project"] for r in rs}),
+            "under_256_bytes": sum(r["size"] < SHORT for r in rs),
+            "splits": dict(Counter(r["split"] for r in rs)), "kinds": dict(Counter(
+                str(r["kind"]) for r in rs)), "per_label": labels}
+    return card
+
+
+def card_summary(card: dict[str, Any]) -> str:
+    lines = [f"wild suite: {card['samples']} samples"]
+    for task, t in card["tasks"].items():
+        floor = FLOORS.get(task)
+        few = [lab for lab, v in t["per_label"].items() if v["producers"] < 5]
+        lines.append(f"  {task}: {t['n']} samples, {t['labels']} labels, {t['producers']} producers"
+                     f", {t['under_256_bytes']} under 256 B, splits {t['splits']}"
+                     + (f" (floor {floor}: {'met' if t['n'] >= floor else 'MISSED'})"
+                        if floor else "")
+                     + (f"; labels with < 5 producers: {', '.join(few[:15])}" if few else ""))
+    return "\n".join(lines)
+
+
+# -- score ------------------------------------------------------------------------------------------
+def picohead_rows(model: str | None, tier: str, suite: Path, recs: list[dict[str, Any]],
+                  robust: list[dict[str, Any]], tiny: list[dict[str, Any]]) -> dict[str, Any]:
+    from picohead.wild import score
+    from picohead_runtime import Classifier
+
+    clf = Classifier(model, tier=tier)
+    t0 = time.time()
+    answers = {a["id"]: a for a in score.predict(clf, suite, recs)}
+    out: dict[str, Any] = {"model": clf.model_name, "tier": clf.tier, "answers": answers,
+                           "labels": {h.name: list(h.labels) for h in clf.spec.heads}}
+    base = {r["id"]: answers[r["id"]] for r in robust}
+    out["robustness"] = score.robustness(clf, suite, robust, base)
+    out["batch"] = score.batch_invariance(clf, suite, robust)
+    out["tiny_inputs"] = {"n": len(tiny), "flagged": sum(bool(answers[r["id"]]["flags"])
+                                                          for r in tiny if not r["label"])}
+    out["seconds"] = round(time.time() - t0, 1)
+    return out
+
+
+def anchor_answers(tool: str, suite: Path, recs: list[dict[str, Any]], langs: list[str],
+                   logf: Path) -> list[Any] | None:
+    import compare
+
+    try:
+        w = compare.Worker(tool, compare.command(tool, None, langs), logf)
+    except Exception as e:
+        log.error("anchor %s did not start: %s", tool, e)
+        return None
+    preds: list[Any] = []
+    try:
+        for i in range(0, len(recs), 64):
+            chunk = recs[i:i + 64]
+            resp = w.ask({"op": "run", "task": chunk[0]["task"],
+                          "items": [{"path": str((suite / r["path"]).resolve())} for r in chunk]})
+            preds += [x["pred"] for x in resp["results"]]
+    finally:
+        w.close()
+    return preds
+
+
+def anchor_label(tool: str, task: str, pred: Any, langs: list[str]) -> Any:
+    if pred is None:
+        return None
+    if tool == "magika":
+        return wild_maps.magika_mime(pred["label"])
+    if tool == "libmagic":
+        return wild_maps.canonical_mime(pred)
+    if tool == "pygments":
+        return wild_maps.pygments_lang(pred)
+    if tool == "guesslang":
+        return wild_maps.guesslang_lang(pred)
+    if tool == "detect-secrets":
+        return wild_maps.detect_secrets_flags([t for t, _ in pred])
+    ours = [c for c in (wild_maps.lang(p) for p in pred) if c in langs]  # restricted text tools
+    return ours[0] if ours else None
+
+
+def anchor_vocab(tool: str, task: str, langs: list[str], truths: set[str]) -> set[str]:
+    if tool == "magika":
+        return wild_maps.magika_vocab()
+    if tool == "pygments":
+        return wild_maps.PYGMENTS_VOCAB
+    if tool == "guesslang":
+        return wild_maps.GUESSLANG_VOCAB
+    if tool == "libmagic":
+        return truths  # libmagic names nearly every format; scored on all
+    return set(langs)
+
+
+def softmax_rows(task: str, recs: list[dict[str, Any]], labels: list[Any]) -> list[dict[str, Any]]:
+    rows = []
+    for r, lab in zip(recs, labels):
+        if isinstance(lab, dict):  # picohead answer
+            final, raw = lab["final"], lab["raw"]
+            if task == "mime":
+                final, raw = wild_maps.canonical_mime(final), wild_maps.canonical_mime(raw)
+        else:
+            final = raw = lab
+        truth = wild_maps.canonical_mime(r["label"]) if task == "mime" else r["label"]
+        rows.append({"truth": truth, "final": final if final is not None else "(absent)",
+                     "raw": raw, "kind": r["kind"], "short": r["size"] < SHORT})
+    return rows
+
+
+def task_report(task: str, recs: list[dict[str, Any]], tiers: dict[str, dict[str, Any]],
+                anchors: dict[str, list[Any]], langs: list[str]) -> dict[str, Any]:
+    rep: dict[str, Any] = {"n": len(recs), "picohead": {}, "anchors": {}, "both": {}}
+    if task == "risk":
+        flags = ["api_key", "jwt", "private_key", "password", "email", "phone"]
+        for tier, t in tiers.items():
+            rows = [{"truth": r["label"], "flags": t["answers"][r["id"]]["flags"],
+                     "kind": r["kind"]} for r in recs]
+            rep["picohead"][tier] = metrics.risk_scores(rows, flags)
+            rep["picohead"][tier]["disabled"] = t["answers"][recs[0]["id"]].get("disabled", [])
+        for tool, preds in anchors.items():
+            rows = [{"truth": [f for f in r["label"] if f in wild_maps.DETECT_SECRETS_FLAGS],
+                     "flags": anchor_label(tool, task, p, langs) or [], "kind": r["kind"]}
+                    for r, p in zip(recs, preds)]
+            rep["anchors"][tool] = metrics.risk_scores(rows, wild_maps.DETECT_SECRETS_FLAGS)
+        return rep
+    truths = {wild_maps.canonical_mime(r["label"]) if task == "mime" else r["label"] for r in recs}
+    model_vocab: set[str] = set()
+    for tier, t in tiers.items():
+        vocab = {wild_maps.canonical_mime(x) if task == "mime" else x
+                 for x in t["labels"].get(task, [])}
+        model_vocab = vocab
+        rows = softmax_rows(task, recs, [t["answers"][r["id"]] for r in recs])
+        d = metrics.softmax_scores(rows)
+        d["in_model_vocab"] = metrics.softmax_scores(rows, vocab, per_class=False)
+        d["labels_without_a_model_class"] = sorted(truths - vocab)
+        if task == "text_lang":
+            d["by_kind"] = metrics.by(rows, "kind")
+        else:
+            d["under_256_bytes"] = metrics.softmax_scores([x for x in rows if x["short"]],
+                                                          per_class=False)
+        rep["picohead"][tier] = d
+    for tool, preds in anchors.items():
+        labs = [anchor_label(tool, task, p, langs) for p in preds]
+        rows = softmax_rows(task, recs, labs)
+        vocab = anchor_vocab(tool, task, langs, truths)
+        d = metrics.softmax_scores(rows, vocab)
+        if task == "text_lang":
+            d["by_kind"] = metrics.by(rows, "kind", vocab)
+        else:
+            d["under_256_bytes"] = metrics.softmax_scores([x for x in rows if x["short"]], vocab,
+                                                          per_class=False)
+        rep["anchors"][tool] = d
+        shared = vocab & model_vocab
+        both = {tool: metrics.softmax_scores(rows, shared, per_class=False),
+                "labels": len(shared & truths)}
+        for tier, t in tiers.items():
+            prow = softmax_rows(task, recs, [t["answers"][r["id"]] for r in recs])
+            both[f"picohead-{tier}"] = metrics.softmax_scores(prow, shared, per_class=False)
+        rep["both"][tool] = both
+    return rep
+
+
+def score(args: argparse.Namespace) -> int:
+    suite = Path(args.suite)
+    recs = load_suite(suite, split=args.split)
+    if args.limit:
+        recs = stratified_limit(recs, args.limit)
+    if not recs:
+        print(f"wild score: no {args.split} records in {suite}/manifest.jsonl", file=sys.stderr)
+        return 2
+    by_task = {t: [r for r in recs if r["task"] == t] for t in TASKS}
+    robust = robust_sample(recs, args.robust_n)
+    tiny = [r for r in by_task["risk"] if r["kind"] == "tiny"]
+    tiers = [t for t in args.tiers.split(",") if t]
+    ph: dict[str, dict[str, Any]] = {}
+    for tier in tiers:
+        log.info("picohead %s on %d records", tier, len(recs))
+        ph[tier] = picohead_rows(args.model, tier, suite, recs, robust, tiny)
+    langs = ph[tiers[-1]]["labels"].get("text_lang", []) if tiers else []
+    out: dict[str, Any] = {
+        "suite": str(suite), "split": args.split, "records": len(recs),
+        "model": ph[tiers[-1]]["model"] if tiers else None, "tiers": tiers,
+        "date": time.strftime("%Y-%m-%d %H:%M"), "command": " ".join(sys.argv),
+        "tasks": {}, "robustness": {}, "anchors_skipped": {}}
+    logdir = Path(args.out).with_suffix(".logs")
+    logdir.mkdir(parents=True, exist_ok=True)
+    for task in TASKS:
+        rs = by_task[task]
+        if not rs:
+            continue
+        anchors: dict[str, list[Any]] = {}
+        for tool in (ANCHORS[task] if args.anchors else []):
+            t0 = time.time()
+            preds = anchor_answers(tool, suite, rs, langs, logdir / f"{tool}.log")
+            if preds is None:
+                out["anchors_skipped"][tool] = f"did not start (see {logdir}/{tool}.log)"
+                continue
+            anchors[tool] = preds
+            log.info("anchor %s on %s: %.0f s", tool, task, time.time() - t0)
+        out["tasks"][task] = task_report(task, rs, {t: ph[t] for t in tiers}, anchors, langs)
+    for tier in tiers:
+        out["robustness"][tier] = {"padding": ph[tier]["robustness"], "batch": ph[tier]["batch"],
+                                   "tiny_inputs": ph[tier]["tiny_inputs"],
+                                   "seconds": ph[tier]["seconds"]}
+    Path(args.out).write_text(json.dumps(out, indent=1, ensure_ascii=False))
+    Path(args.out).with_suffix(".md").write_text(report_md(out))
+    print(report_md(out))
+    return 0
+
+
+def stratified_limit(recs: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """At most ``limit`` records per task, spread over labels (deterministic)."""
+    out = []
+    for task in TASKS:
+        groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in recs:
+            if r["task"] == task:
+                groups[json.dumps(r["label"]) + str(r["kind"])].append(r)
+        picked: list[dict[str, Any]] = []
+        while len(picked) < limit and any(groups.values()):
+            for k in sorted(groups):
+                if groups[k] and len(picked) < limit:
+                    picked.append(groups[k].pop(0))
+        out += picked
+    return out
+
+
+def robust_sample(recs: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """Up to ``n`` records per task for the padding and batch checks (not the tiny inputs)."""
+    return stratified_limit([r for r in recs if r["kind"] != "tiny"], n)
+
+
+# -- report -----------------------------------------------------------------------------------------
+def _f(x: Any) -> str:
+    return "—" if x is None else (f"{x:.1f}" if isinstance(x, float) else str(x))
+
+
+def report_md(out: dict[str, Any]) -> str:
+    L = [f"# Wild suite, {out['split']} half: {out['model']} beside the anchors", "",
+         f"{out['records']} records; `{out['command']}` ({out['date']}).", ""]
+    for task, rep in out["tasks"].items():
+        L += [f"## {task} ({rep['n']} samples)", ""]
+        if task == "risk":
+            L += ["| tool | " + " | ".join(f"F1 {f}" for f in
+                  ["api_key", "jwt", "private_key", "password", "email", "phone"])
+                  + " | weakest | look-alikes flagged | clean flagged | tiny flagged |",
+                  "|---" * 11 + "|"]
+            for name, d in [*((f"picohead {t}", v) for t, v in rep["picohead"].items()),
+                            *rep["anchors"].items()]:
+                pf = d["per_flag"]
+                neg = d["negatives_flagged"]
+                L.append(f"| {name} | " + " | ".join(
+                    _f(pf[f]["f1"]) if f in pf else "—" for f in
+                    ["api_key", "jwt", "private_key", "password", "email", "phone"])
+                    + f" | {_f(d['weakest_f1'])} | {_f(neg.get('lookalike', {}).get('share'))} % "
+                    f"| {_f(neg.get('clean', {}).get('share'))} % "
+                    f"| {_f(neg.get('tiny', {}).get('share'))} % |")
+            L.append("")
+            continue
+        L += ["| tool | accuracy | raw top-1 | coverage | confident-wrong | scored on |",
+              "|---|---|---|---|---|---|"]
+        for t, d in rep["picohead"].items():
+            L.append(f"| picohead {t} | {_f(d['accuracy'])} % | {_f(d['raw_top1'])} % | "
+                     f"{_f(d['coverage'])} % | {_f(d['confident_wrong'])} % | all {d['n']} |")
+        for tool, d in rep["anchors"].items():
+            L.append(f"| {tool} | {_f(d['accuracy'])} % | — | {_f(d['coverage'])} % | "
+                     f"{_f(d['confident_wrong'])} % | {d['n']} it can name |")
+        if rep["both"]:
+            L += ["", "On the labels both tools output:", "",
+                  "| anchor | labels | samples | anchor | " + " | ".join(
+                      f"picohead {t}" for t in rep["picohead"]) + " |",
+                  "|---" * (4 + len(rep["picohead"])) + "|"]
+            for tool, b in rep["both"].items():
+                L.append(f"| {tool} | {b['labels']} | {b[tool]['n']} | {_f(b[tool]['accuracy'])} % | "
+                         + " | ".join(f"{_f(b[f'picohead-{t}']['accuracy'])} %"
+                                      for t in rep["picohead"]) + " |")
+        if task == "text_lang":
+            kinds = sorted({k for d in rep["picohead"].values() for k in d["by_kind"]})
+            L += ["", "| tool | " + " | ".join(kinds) + " |", "|---" * (1 + len(kinds)) + "|"]
+            for name, d in [*((f"picohead {t}", v) for t, v in rep["picohead"].items()),
+                            *rep["anchors"].items()]:
+                L.append(f"| {name} | " + " | ".join(
+                    f"{_f(d['by_kind'].get(k, {}).get('accuracy'))} %" for k in kinds) + " |")
+        else:
+            L += ["", "Files under 256 bytes: " + ", ".join(
+                f"picohead {t} {_f(d['under_256_bytes']['accuracy'])} % (n={d['under_256_bytes']['n']})"
+                for t, d in rep["picohead"].items()) + "; " + ", ".join(
+                f"{tool} {_f(d['under_256_bytes']['accuracy'])} %"
+                for tool, d in rep["anchors"].items())]
+        last = list(rep["picohead"].values())[-1]
+        L += ["", "Top confusions (last tier): " + "; ".join(
+            f"{t} → {p} ×{c}" for t, p, c in last["confusions"][:10]), ""]
+    L += ["## Robustness", "", "| tier | " + " | ".join(
+        next(iter(out["robustness"].values()))["padding"]) + " | batch flips | max score diff "
+          "| 0–16-byte inputs flagged |", "|---" * 8 + "|"]
+    for t, r in out["robustness"].items():
+        L.append(f"| {t} | " + " | ".join(
+            f"{_f(100 * v['share'] if v['share'] is not None else None)} %"
+            for v in r["padding"].values())
+            + f" | {r['batch']['flipped']} of {r['batch']['n']} | {r['batch']['max_score_diff']} "
+            f"| {r['tiny_inputs']['flagged']} of {r['tiny_inputs']['n']} |")
+    if out["anchors_skipped"]:
+        L += ["", "Anchors that could not run: " + "; ".join(
+            f"{k}: {v}" for k, v in out["anchors_skipped"].items())]
+    return "\n".join(L) + "\n"
+
+
+def clone_list(args: argparse.Namespace) -> int:
+    from importlib import resources
+
+    from picohead.data.gitmirror import clone_commands
+
+    root = Path(str(resources.files("picohead") / "recipes" / "wild"))
+    entries: list[dict[str, Any]] = []
+    for f in sorted(root.glob("*.json")):
+        d = json.loads(f.read_text(encoding="utf-8"))
+        for key in ("sources", "hosts"):
+            entries += [e for e in d.get(key, []) if isinstance(e, dict)]
+    print("\n".join(clone_commands(entries, args.mirrors)))
+    return 0
+
+
+def apt_packages(args: argparse.Namespace) -> int:
+    from picohead.wild.sources import programs
+
+    print(" ".join(programs.required_packages()))
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-v", action="store_true", help="log progress")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="build the suite (cached)")
+    b.add_argument("--suite", required=True)
+    b.add_argument("--cache", required=True, help="registry downloads and program outputs")
+    b.add_argument("--mirrors", required=True, help="folder of bare git mirrors (clone-list)")
+    b.add_argument("--builders", default=",".join(BUILDERS))
+    b.add_argument("--allow-missing", default="", help="builders whose failure is accepted")
+    b.add_argument("--corpus-manifest", default=None, help="a built corpus's manifest.jsonl")
+    s = sub.add_parser("score", help="score picohead and the anchors on one half")
+    s.add_argument("--suite", required=True)
+    s.add_argument("--model", default=None, help="model folder (default: the bundled one)")
+    s.add_argument("--split", choices=("dev", "test"), default="test")
+    s.add_argument("--tiers", default=",".join(TIERS))
+    s.add_argument("--no-anchors", dest="anchors", action="store_false")
+    s.add_argument("--limit", type=int, default=0, help="records per task (0: all)")
+    s.add_argument("--robust-n", type=int, default=300, help="records per task for padding/batch")
+    s.add_argument("--out", default=str(HERE / "results" / "wild.json"))
+    c = sub.add_parser("clone-list", help="git clone lines that fill a mirror folder")
+    c.add_argument("--mirrors", default="MIRRORS")
+    sub.add_parser("apt-packages", help="the apt packages the program-made files need")
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.INFO if args.v else logging.WARNING,
+                        format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    return {"build": build, "score": score, "clone-list": clone_list,
+            "apt-packages": apt_packages}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""Who made a sample, and the rule that keeps the wild suite's makers apart from the corpus's.
+
+A *producer* is the unit that decides independence: a source package, an upstream project, a
+repository, an encoder program or one of the project's generators. Each has a key
+``kind:name`` (``deb:libpng16-16``, ``debsrc:libpng1.6``, ``pypi:pillow``, ``npm:lodash``,
+``git:owner/name``, ``program:sox``, ``gen:images``, ``ud:UD_German-PUD``) and a *project*: the
+upstream project the key belongs to, normalised so that the Debian binary ``python3-pygments``,
+the Debian source ``pygments`` and the PyPI ``Pygments`` are one project. Normalisation errs on the
+side of calling two keys the same project: a false match only drops a wild source.
+
+``corpus_producers`` lists what the content recipe (and the recipe of every added head) feeds the
+corpus, plus the encoder programs and libraries its generators use; ``check_independence`` fails
+when a wild sample shares a project or a content hash with the corpus, when dev and test share a
+producer, or when a sample comes from a reserved source.
+
+What it does not do: resolve a Debian binary package to its source package through apt (the rules
+here are offline and deterministic; a wild recipe entry may name its ``project`` explicitly).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from picohead.data.recipe import is_reserved, load_recipe
+
+# Encoders and libraries the corpus's generators (picohead/data/formats.py, risk.py) write with.
+GENERATOR_PROJECTS = frozenset({
+    "pillow", "fonttools", "sqlite", "cryptography", "python-docx", "openpyxl", "python-pptx",
+    "odfpy", "xlwt", "fpdf2", "ffmpeg", "p7zip", "7zip", "cpio", "binutils", "zstd", "gnupg",
+    "libreoffice", "openjdk", "brotli", "cpython", "zlib", "bzip2", "xz-utils", "tar",
+    "picohead"})
+# GitHub repositories reserved for the project's independent checks (DEVELOPERS.md): an owner
+# ending in "/*" reserves every repository of that owner.
+RESERVED_REPOS = ("github-linguist/linguist", "TheAlgorithms/*", "exercism/*", "mdn/*",
+                  "jessfraz/dockerfiles", "google/magika", "corkami/*", "pemistahl/lingua-*",
+                  "Yelp/detect-secrets")
+# Project names of the reserved repositories, so a copy under another name is caught too.
+RESERVED_PROJECTS = frozenset({"linguist", "magika", "detect-secrets", "dockerfiles",
+                               "lingua", "lingua-py", "lingua-rs", "lingua-go", "lingua-js"})
+
+_DEB_PREFIX = re.compile(r"^(lib|python3?-|node-|ruby-|golang-(github|gopkg|golang)-[a-z0-9]+-|"
+                         r"golang-|r-cran-|r-bioc-|elpa-|cl-|lua-|php-|perl-|fonts-|librust-)")
+_DEB_SUFFIX = re.compile(r"(-(dev|doc|data|common|source|src|java|perl|cil|ocaml|ocaml-dev|"
+                         r"clojure|bin|tools|utils|runtime|el|core|extra|examples|tests|"
+                         r"testdata|html|all|dbg))+$")
+# Names one upstream project goes by in different ecosystems.
+ALIASES = {"golang": "go", "reoffice": "libreoffice", "python": "cpython", "nodejs": "node",
+           "openjdk": "jdk", "erlang-otp": "erlang", "otp": "erlang"}
+_VERSION = re.compile(r"[-.]?\d+(\.\d+)*[a-z]?$")
+
+
+def normalise(name: str) -> str:
+    """A package or project name with case, separators, Debian prefixes/suffixes and a trailing
+    version taken off (``libpng1.6`` -> ``png``, ``python3-pygments`` -> ``pygments``)."""
+    n = name.lower().strip()
+    n = n[1:].replace("/", "-") if n.startswith("@") else n.rsplit("/", 1)[-1]
+    n = re.sub(r"[_.\s]+", "-", n)
+    for _ in range(3):
+        m = _DEB_PREFIX.sub("", n)
+        if m[:1].isdigit():  # golang-1.19-src: the prefix is the name
+            m = n
+        m = _DEB_SUFFIX.sub("", m)
+        m = _VERSION.sub("", m) or m
+        m = m.strip("-") or n
+        if len(m) > 5 and m.endswith("lib") and not m.endswith("-lib"):
+            m = m[:-3]  # fmtlib -> fmt (Debian source vs binary names)
+        if m == n:
+            break
+        n = m
+    return ALIASES.get(n, n)
+
+
+def project_of(key: str, project: str | None = None) -> str:
+    """The project a producer key belongs to (``project`` given by the recipe wins)."""
+    if project:
+        return normalise(project)
+    kind, _, name = key.partition(":")
+    if kind == "git":
+        return normalise(name.split("/", 1)[-1])
+    return normalise(name)
+
+
+def reserved_repo(repo: str) -> bool:
+    """True for a GitHub ``owner/name`` reserved for the independent checks."""
+    owner, _, name = repo.lower().partition("/")
+    for pat in RESERVED_REPOS:
+        o, _, n = pat.lower().partition("/")
+        if o == owner and (n == name or (n.endswith("*") and name.startswith(n[:-1]))):
+            return True
+    return normalise(name) in RESERVED_PROJECTS
+
+
+def is_reserved_key(key: str) -> bool:
+    kind, _, name = key.partition(":")
+    if kind == "git":
+        return reserved_repo(name)
+    if kind in ("deb", "debsrc"):
+        return is_reserved(name)
+    return normalise(name) in RESERVED_PROJECTS
+
+
+@dataclass
+class CorpusProducers:
+    """The corpus's producer keys and projects (and, when a built corpus is given, its hashes)."""
+    keys: set[str] = field(default_factory=set)
+    projects: set[str] = field(default_factory=set)
+    shas: set[str] = field(default_factory=set)
+
+    def add(self, key: str, project: str | None = None) -> None:
+        self.keys.add(key)
+        self.projects.add(project_of(key, project))
+
+    def owns(self, key: str, project: str | None = None) -> bool:
+        """True when the key, its project or (for a repository) its owner feeds the corpus."""
+        if key in self.keys or project_of(key, project) in self.projects:
+            return True
+        kind, _, name = key.partition(":")
+        return kind == "git" and "/" in name and normalise(name.split("/")[0]) in self.projects
+
+
+def corpus_producers(recipes: Iterable[str] = ("content",), manifest: Path | None = None
+                     ) -> CorpusProducers:
+    """Producers of the corpus the recipes build (and of a built corpus's ``manifest.jsonl``)."""
+    import json
+
+    cp = CorpusProducers()
+    for name in recipes:
+        r = load_recipe(name)
+        for e in r.entries:
+            key = f"{e['kind']}:{e.get('repo') or e['name']}"
+            cp.add(key, e.get("project"))
+    for p in GENERATOR_PROJECTS:
+        cp.add(f"program:{p}", p)
+    if manifest is not None:
+        with open(manifest, encoding="utf-8") as f:
+            for line in f:
+                r = json.loads(line)
+                cp.shas.add(r["id"])
+                src = str(r.get("source", ""))
+                if src.startswith("risk:"):
+                    src = src[5:]
+                if ":" in src and not src.startswith("gen:"):
+                    cp.add(src)
+    return cp
+
+
+class IndependenceError(ValueError):
+    """The wild suite shares a producer or content with the corpus, or dev with test."""
+
+
+def check_independence(records: list[dict[str, Any]], corpus: CorpusProducers) -> None:
+    """Raise IndependenceError naming every violation (at most 20 lines of them)."""
+    bad: list[str] = []
+    split_of: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        key, proj = r["producer"], r.get("project")
+        if key.startswith("gen:"):
+            bad.append(f"{r['id'][:12]}: made by the project's own generator {key}")
+        if corpus.owns(key, proj):
+            bad.append(f"{r['id'][:12]}: producer {key} (project {project_of(key, proj)}) "
+                       "also feeds the corpus")
+        if r["id"] in corpus.shas:
+            bad.append(f"{r['id'][:12]}: the same content is in the corpus")
+        if is_reserved_key(key):
+            bad.append(f"{r['id'][:12]}: producer {key} is a reserved source")
+        if "split" in r:
+            split_of[project_of(key, proj)].add(r["split"])
+    for proj, splits in split_of.items():
+        if len(splits) > 1:
+            bad.append(f"project {proj} is in both {' and '.join(sorted(splits))}")
+    if bad:
+        more = f"\n... and {len(bad) - 20} more" if len(bad) > 20 else ""
+        raise IndependenceError(f"{len(bad)} independence violations:\n" + "\n".join(bad[:20]) + more)

@@ -1,0 +1,1 @@
+"""One builder per wild task; each reads its pinned sources from ``picohead/recipes/wild/``."""

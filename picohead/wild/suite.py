@@ -1,0 +1,148 @@
+"""The wild suite on disk: sample records, the writer source builders use, the split, the manifest.
+
+A suite folder holds ``blobs/`` (content-addressed, as the corpus store), one stage file per source
+builder under ``.stages/<task>.jsonl`` and, once finalised, ``manifest.jsonl``, ``producers.json``
+and ``card.json``. A record is one JSON line::
+
+    {"id": sha256, "path": "blobs/ab/<sha>", "task": "mime" | "code_lang" | "text_lang" | "risk",
+     "label": "image/png" | "rust" | "de" | ["password", ...], "kind": "sentence" | ... | null,
+     "producer": "debsrc:libpng1.6", "project": "png", "size": 1234, "split": "dev" | "test",
+     "prov": {"source", "version", "licence", "path", "sha256", ...}}
+
+``label`` is a plain string (a list of flags for ``risk``, possibly empty) in the conventional
+spelling (the model's own label where the model has the class). The split is by project: every
+sample of a project is in the same half, chosen per task so that each label has projects in both
+halves where it has two or more.
+
+What it does not do: decide what a file is (the source builders label), or score anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from picohead.data.store import BlobStore
+from picohead.wild.producers import project_of
+
+TASKS = ("mime", "code_lang", "text_lang", "risk")
+SPLITS = ("dev", "test")
+
+
+@dataclass
+class StageWriter:
+    """Collects one source builder's records; ``close`` writes them atomically."""
+    suite: Path
+    task: str
+    records: list[dict[str, Any]] = field(default_factory=list)
+    _seen: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise ValueError(f"unknown wild task {self.task!r}; one of {', '.join(TASKS)}")
+        self.store = BlobStore(self.suite)
+
+    def add(self, data: bytes, label: str | list[str], *, producer: str, licence: str,
+            path: str, version: str | None = None, project: str | None = None,
+            kind: str | None = None, **prov: Any) -> dict[str, Any] | None:
+        """Store one sample; None when the same content was already added (dedup by sha256)."""
+        if self.task == "risk":
+            if not isinstance(label, list) or not all(isinstance(x, str) for x in label):
+                raise TypeError("a risk label is a list of flag names")
+        elif not isinstance(label, str) or not label:
+            raise TypeError(f"a {self.task} label is a non-empty string")
+        if ":" not in producer:
+            raise ValueError(f"producer key {producer!r} must be kind:name")
+        sha, rel, orig = self.store.put(data)
+        if sha in self._seen:
+            return None
+        self._seen.add(sha)
+        rec: dict[str, Any] = {
+            "id": sha, "path": rel, "task": self.task, "label": label, "kind": kind,
+            "producer": producer, "project": project_of(producer, project),
+            "size": len(data) if orig is None else orig,
+            "prov": {"source": producer, "version": version, "licence": licence, "path": path,
+                     "sha256": hashlib.sha256(data).hexdigest(), **prov}}
+        self.records.append(rec)
+        return rec
+
+    def close(self, name: str | None = None) -> Path:
+        out = self.suite / ".stages" / f"{name or self.task}.jsonl"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(f".{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            for r in self.records:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        os.replace(tmp, out)
+        return out
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _h(s: str) -> int:
+    return int(hashlib.sha256(s.encode()).hexdigest()[:12], 16)
+
+
+def assign_splits(records: list[dict[str, Any]]) -> dict[str, str]:
+    """project -> "dev" | "test". Projects are dealt per (task, label) in hash order, alternating
+    and starting with test, so a label with two or more projects has some in each half; a project
+    seen first under one label keeps its half everywhere."""
+    by_label: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for r in records:
+        lab = r["label"] if isinstance(r["label"], str) else (r["kind"] or "clean")
+        by_label[(r["task"], lab)][r["project"]] += 1
+    half: dict[str, str] = {}
+    for key in sorted(by_label, key=lambda k: (len(by_label[k]), k)):
+        projects = sorted(by_label[key], key=lambda p: _h(p))
+        n = Counter(half[p] for p in projects if p in half)
+        for p in projects:
+            if p in half:
+                continue
+            half[p] = "test" if n["test"] <= n["dev"] else "dev"
+            n[half[p]] += 1
+    return half
+
+
+def finalise(suite: Path, stages: Iterable[Path] | None = None) -> list[dict[str, Any]]:
+    """Merge the stage files, drop content seen twice, split by project, write manifest.jsonl."""
+    paths = sorted(stages) if stages is not None else sorted((suite / ".stages").glob("*.jsonl"))
+    recs: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for p in paths:
+        for r in read_jsonl(p):
+            if (r["task"], r["id"]) in seen:
+                continue
+            seen.add((r["task"], r["id"]))
+            recs.append(r)
+    half = assign_splits(recs)
+    for r in recs:
+        r["split"] = half[r["project"]]
+    recs.sort(key=lambda r: (r["task"], r["split"], r["producer"], r["id"]))
+    tmp = suite / "manifest.jsonl.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        for r in recs:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    os.replace(tmp, suite / "manifest.jsonl")
+    return recs
+
+
+def load_suite(suite: Path, *, task: str | None = None, split: str | None = None
+               ) -> list[dict[str, Any]]:
+    """The finalised records, optionally of one task and one half."""
+    return [r for r in read_jsonl(suite / "manifest.jsonl")
+            if (task is None or r["task"] == task) and (split is None or r["split"] == split)]
+
+
+def blob(suite: Path, rec: dict[str, Any]) -> bytes:
+    return (suite / rec["path"]).read_bytes()

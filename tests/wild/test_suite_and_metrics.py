@@ -1,0 +1,90 @@
+"""The wild suite's records, split and figures, on hand-made samples (no network)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from picohead.data.gitmirror import MirrorError, clone_commands, open_mirror
+from picohead.wild import metrics
+from picohead.wild.suite import StageWriter, assign_splits, finalise, load_suite
+
+
+def test_writer_dedups_checks_labels_and_finalise_splits_by_project(tmp_path: Path) -> None:
+    w = StageWriter(tmp_path, "code_lang")
+    for proj in ["alpha", "beta", "gamma", "delta"]:
+        for j in range(3):
+            assert w.add(f"{proj} {j}".encode(), "go", producer=f"git:o/{proj}", licence="MIT",
+                         path=f"f{j}.go") is not None
+    assert w.add(b"alpha 0", "go", producer="git:o/other", licence="MIT", path="x.go") is None
+    with pytest.raises(TypeError):
+        w.add(b"x", ["go"], producer="git:o/p", licence="MIT", path="x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        w.add(b"y", "go", producer="nokind", licence="MIT", path="y")
+    w.close()
+    recs = finalise(tmp_path)
+    assert len(recs) == 12 and {r["split"] for r in recs} == {"dev", "test"}
+    halves: dict[str, set[str]] = {}
+    for r in recs:
+        halves.setdefault(r["project"], set()).add(r["split"])
+    assert all(len(s) == 1 for s in halves.values())  # a project lives in one half
+    assert len(load_suite(tmp_path, task="code_lang", split="test")) == 6
+    r = recs[0]
+    assert (tmp_path / r["path"]).read_bytes().decode().split()[0] == r["project"]
+    assert r["prov"]["sha256"] == r["id"] and r["prov"]["licence"] == "MIT"
+
+
+def test_a_single_producer_label_goes_to_test() -> None:
+    recs = [{"task": "text_lang", "label": "bn", "kind": "sentence", "project": "ud-bengali"}]
+    assert assign_splits(recs) == {"ud-bengali": "test"}
+
+
+def test_softmax_scores_by_hand() -> None:
+    rows = [{"truth": "a", "final": "a", "raw": "a"}, {"truth": "a", "final": "unknown", "raw": "a"},
+            {"truth": "b", "final": "a", "raw": "a"}, {"truth": "c", "final": "(absent)", "raw": None}]
+    d = metrics.softmax_scores(rows)
+    assert d["accuracy"] == 25.0 and d["raw_top1"] == 50.0
+    assert d["coverage"] == 50.0 and d["confident_wrong"] == 25.0
+    assert d["per_class"]["a"] == {"n": 2, "precision": 0.5, "recall": 0.5, "f1": 0.5}
+    assert metrics.softmax_scores(rows, vocab={"a", "b"}, per_class=False)["n"] == 3
+
+
+def test_risk_scores_by_hand() -> None:
+    rows = [{"truth": ["jwt"], "flags": ["jwt"], "kind": "positive"},
+            {"truth": ["password"], "flags": [], "kind": "positive"},
+            {"truth": [], "flags": ["api_key"], "kind": "lookalike"},
+            {"truth": [], "flags": [], "kind": "lookalike"},
+            {"truth": [], "flags": [], "kind": "tiny"}]
+    d = metrics.risk_scores(rows, ["jwt", "password", "api_key"])
+    assert d["per_flag"]["jwt"]["f1"] == 1.0 and d["per_flag"]["password"]["recall"] == 0.0
+    assert d["negatives_flagged"]["lookalike"] == {"n": 2, "flagged": 1, "share": 50.0}
+    assert d["negatives_flagged"]["tiny"]["share"] == 0.0
+
+
+def test_git_mirror_reads_a_pinned_commit(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def git(*a: str) -> str:
+        return subprocess.run(["git", "-C", str(work), *a], check=True, capture_output=True,
+                              text=True).stdout.strip()
+    git("init", "-q")
+    (work / "src").mkdir()
+    (work / "src" / "a.go").write_text("package a\n")
+    (work / "README").write_text("hi\n")
+    git("add", ".")
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "one")
+    commit = git("rev-parse", "HEAD")
+    mirrors = tmp_path / "mirrors"
+    subprocess.run(["git", "clone", "-q", "--mirror", str(work), str(mirrors / "o+r")], check=True)
+    m = open_mirror(mirrors, "o/r")
+    assert m.resolve(None) == commit
+    rows = m.files(commit, ["src/"])
+    assert [r[0] for r in rows] == ["src/a.go"]
+    assert dict(m.read([rows[0][1]])) == {rows[0][1]: b"package a\n"}
+    with pytest.raises(MirrorError, match="git clone --mirror"):
+        open_mirror(mirrors, "o/absent")
+    assert clone_commands([{"kind": "git", "repo": "o/r", "commit": commit}], "M") == [
+        f"git clone --mirror https://github.com/o/r M/o+r  # needs {commit}"]

@@ -1,0 +1,79 @@
+"""benchmarks/wild.py score on a hand-made suite with the bundled model (no anchors): the report
+has every task's figures, the padding and batch checks, and a Markdown table."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from picohead.wild.suite import StageWriter, finalise
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def make_suite(root: Path) -> None:
+    code = StageWriter(root, "code_lang")
+    code.add(b"def f(x):\n    return x + 1\n\nprint(f(2))\n", "python", producer="git:a/py",
+             licence="MIT", path="a.py")
+    code.add(b"fn main() {\n    println!(\"hi\");\n}\n", "rust", producer="git:b/rs",
+             licence="MIT", path="main.rs")
+    code.close()
+    text = StageWriter(root, "text_lang")
+    text.add("Das ist ein ganz normaler deutscher Satz über das Wetter.".encode(), "de",
+             producer="git:c/de", licence="CC-BY-SA-4.0", path="de.conllu", kind="sentence")
+    text.add(b"guten Morgen", "de", producer="git:c/de", licence="CC-BY-SA-4.0",
+             path="de.conllu", kind="two_words")
+    text.close()
+    mime = StageWriter(root, "mime")
+    mime.add(b"\x89PNG\r\n\x1a\n" + bytes(60), "image/png", producer="git:d/png", licence="MIT",
+             path="a.png")
+    mime.add(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n", "application/pdf",
+             producer="git:e/pdf", licence="MIT", path="a.pdf")
+    mime.close()
+    risk = StageWriter(root, "risk")
+    risk.add(b"db:\n  password: Tr0ub4dor&3xyz\n", ["password"], producer="git:f/cfg",
+             licence="MIT", path="c.yml", kind="positive")
+    risk.add(b"{}", [], producer="git:f/cfg", licence="MIT", path="-", kind="tiny")
+    risk.add(b"", [], producer="git:f/cfg", licence="MIT", path="-", kind="tiny")
+    risk.close()
+    recs = finalise(root)
+    for r in recs:  # put everything in one half for the test
+        r["split"] = "test"
+    (root / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+
+
+def test_score_reports_every_task_and_the_robustness_checks(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    make_suite(suite)
+    out = tmp_path / "wild.json"
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "wild.py"), "score", "--suite",
+                        str(suite), "--tiers", "tiny,small", "--no-anchors", "--out", str(out)],
+                       capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stderr
+    rep = json.loads(out.read_text())
+    assert set(rep["tasks"]) == {"mime", "code_lang", "text_lang", "risk"}
+    code = rep["tasks"]["code_lang"]["picohead"]["small"]
+    assert code["n"] == 2 and 0.0 <= code["accuracy"] <= 100.0
+    assert code["raw_top1"] >= code["accuracy"]
+    text = rep["tasks"]["text_lang"]["picohead"]["tiny"]["by_kind"]
+    assert set(text) == {"sentence", "two_words"}
+    risk = rep["tasks"]["risk"]["picohead"]["small"]
+    assert set(risk["per_flag"]) >= {"password", "jwt"} and "tiny" in risk["negatives_flagged"]
+    rob = rep["robustness"]["tiny"]
+    assert set(rob["padding"]) == {"lead_newlines_1k", "lead_whitespace_8k", "trail_newlines_4k",
+                                   "lead_nul_1k"}
+    assert rob["batch"]["n"] == 7 and rob["tiny_inputs"]["n"] == 2
+    md = out.with_suffix(".md").read_text()
+    assert "## code_lang" in md and "## Robustness" in md
+
+
+def test_score_refuses_an_empty_half(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "manifest.jsonl").write_text("")
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "wild.py"), "score", "--suite",
+                        str(suite), "--no-anchors", "--out", str(tmp_path / "w.json")],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "no test records" in p.stderr
