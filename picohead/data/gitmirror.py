@@ -44,18 +44,28 @@ class Mirror:
         return self._git("rev-parse", "--verify", f"{commit or 'HEAD'}^{{commit}}").decode().strip()
 
     def files(self, commit: str, paths: Iterable[str] = ()) -> list[tuple[str, str, int]]:
-        """(path, blob id, size) of every regular file under ``paths`` at ``commit``."""
-        out = self._git("ls-tree", "-r", "-l", "-z", commit, "--", *paths)
+        """(path, blob id, size) of every regular file under ``paths`` at ``commit``. A blob the
+        mirror lacks (a partial snapshot leaves out its largest files) is left out."""
+        out = self._git("ls-tree", "-r", "-z", commit, "--", *paths)
         rows = []
         for item in out.split(b"\0"):
             if not item:
                 continue
             meta, _, name = item.partition(b"\t")
-            mode, kind, oid, size = meta.split()
+            mode, kind, oid = meta.split()
             if kind != b"blob" or mode not in (b"100644", b"100755"):
                 continue  # symlinks, submodules
-            rows.append((name.decode("utf-8", "replace"), oid.decode(), int(size)))
-        return rows
+            rows.append((name.decode("utf-8", "replace"), oid.decode()))
+        if not rows:
+            return []
+        check = self._git("cat-file", "--batch-check",
+                          data=("\n".join(o for _, o in rows) + "\n").encode())
+        sizes: dict[str, int] = {}
+        for line in check.decode().splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] == "blob":
+                sizes[parts[0]] = int(parts[2])
+        return [(name, oid, sizes[oid]) for name, oid in rows if oid in sizes]
 
     def read(self, oids: list[str]) -> Iterator[tuple[str, bytes]]:
         """(blob id, bytes) for each id, through one ``cat-file --batch`` call."""
