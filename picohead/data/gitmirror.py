@@ -86,7 +86,8 @@ class Mirror:
 def open_mirror(mirrors: Path, repo: str) -> Mirror:
     """The bare mirror of ``repo`` (``owner/name``) in ``mirrors``; MirrorError when absent."""
     base = repo.replace("/", "+")
-    for cand in (mirrors / base / "repo", mirrors / base, mirrors / f"{base}.git"):
+    for cand in (mirrors / base / "repo", mirrors / base / "repo" / ".git", mirrors / base,
+                 mirrors / f"{base}.git"):
         if (cand / "HEAD").is_file() and (cand / "objects").is_dir():
             return Mirror(repo, cand)
     raise MirrorError(f"no mirror of {repo} in {mirrors} (git clone --mirror "

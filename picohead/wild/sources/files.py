@@ -36,7 +36,7 @@ from picohead.wild.suite import StageWriter
 log = logging.getLogger(__name__)
 
 ENTRY_KEYS = {"kind", "repo", "commit", "name", "version", "sdist", "licence", "project", "paths",
-              "take", "cap", "note"}
+              "take", "cap", "note", "ci"}
 RULE_KEYS = {"label", "ext", "names", "under", "exclude", "cap", "min_size", "max_size", "kind"}
 MAX_READ = 64 * 1024 * 1024
 SKIP_DIRS = ("/.git/", "/node_modules/", "/vendor/", "/third_party/", "/3rdparty/", "/dist/",
@@ -92,7 +92,7 @@ class Rule:
         base = rel.rsplit("/", 1)[-1]
         if self.under and not rel.startswith(self.under):
             return False
-        if any(x in rel for x in self.exclude) or any(d in f"/{rel}" for d in SKIP_DIRS):
+        if any(x in rel for x in self.exclude) or any(d in f"/{low}" for d in SKIP_DIRS):
             return False
         return base in self.names or (bool(self.ext) and low.endswith(self.ext))
 
