@@ -36,6 +36,7 @@ import wild_maps  # noqa: E402
 
 from picohead.wild import metrics  # noqa: E402
 from picohead.wild.producers import IndependenceError, check_independence, corpus_producers  # noqa: E402
+from picohead.wild.report import report_md  # noqa: E402
 from picohead.wild.suite import TASKS, finalise, load_suite  # noqa: E402
 
 log = logging.getLogger("wild")
@@ -270,6 +271,11 @@ def score(args: argparse.Namespace) -> int:
     if not recs:
         print(f"wild score: no {args.split} records in {suite}/manifest.jsonl", file=sys.stderr)
         return 2
+    missing = [r for r in recs if not (suite / r["path"]).is_file()]
+    if missing:
+        print(f"wild score: {len(missing)} blobs of {suite}/manifest.jsonl are missing (first: "
+              f"{missing[0]['path']}); rebuild the suite", file=sys.stderr)
+        return 2
     by_task = {t: [r for r in recs if r["task"] == t] for t in TASKS}
     robust = robust_sample(recs, args.robust_n)
     tiny = [r for r in by_task["risk"] if r["kind"] == "tiny"]
@@ -306,8 +312,43 @@ def score(args: argparse.Namespace) -> int:
                                    "seconds": ph[tier]["seconds"]}
     Path(args.out).write_text(json.dumps(out, indent=1, ensure_ascii=False))
     Path(args.out).with_suffix(".md").write_text(report_md(out))
+    plot(out, Path(args.out).with_suffix(".png"))
     print(report_md(out))
     return 0
+
+
+def plot(out: dict[str, Any], path: Path) -> None:
+    """One panel per task: picohead's tiers and the anchors on the same records."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log.warning("matplotlib missing: no %s (pip install -r benchmarks/requirements.txt)", path)
+        return
+    tasks = list(out["tasks"])
+    fig, axes = plt.subplots(1, len(tasks), figsize=(4.2 * len(tasks), 3.6), squeeze=False)
+    for ax, task in zip(axes[0], tasks):
+        rep = out["tasks"][task]
+        if task == "risk":
+            names = [f"picohead {t}" for t in rep["picohead"]] + list(rep["anchors"])
+            vals = [d["macro_f1"] or 0 for d in [*rep["picohead"].values(),
+                                                 *rep["anchors"].values()]]
+            ax.set_ylabel("macro F1 over flags")
+        else:
+            names = [f"picohead {t}" for t in rep["picohead"]] + list(rep["anchors"])
+            vals = [(d["accuracy"] or 0) / 100 for d in [*rep["picohead"].values(),
+                                                         *rep["anchors"].values()]]
+            ax.set_ylabel("accuracy (each tool on the labels it has)")
+        colors = ["#3b6ea8"] * len(rep["picohead"]) + ["#999999"] * len(rep["anchors"])
+        ax.bar(range(len(vals)), vals, color=colors)
+        ax.set_xticks(range(len(vals)), names, rotation=60, ha="right", fontsize=8)
+        ax.set_ylim(0, 1)
+        ax.set_title(f"{task} (wild-{out['split']}, n={rep['n']})", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def stratified_limit(recs: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
@@ -332,79 +373,109 @@ def robust_sample(recs: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
     return stratified_limit([r for r in recs if r["kind"] != "tiny"], n)
 
 
-# -- report -----------------------------------------------------------------------------------------
-def _f(x: Any) -> str:
-    return "—" if x is None else (f"{x:.1f}" if isinstance(x, float) else str(x))
+# -- CI slice -------------------------------------------------------------------------------------
+SLICE_TIERS = ("tiny", "pro")
+SLICE_TOLERANCE = 2.0  # points: a task's accuracy (or a padding share) may move this far
 
 
-def report_md(out: dict[str, Any]) -> str:
-    L = [f"# Wild suite, {out['split']} half: {out['model']} beside the anchors", "",
-         f"{out['records']} records; `{out['command']}` ({out['date']}).", ""]
-    for task, rep in out["tasks"].items():
-        L += [f"## {task} ({rep['n']} samples)", ""]
-        if task == "risk":
-            L += ["| tool | " + " | ".join(f"F1 {f}" for f in
-                  ["api_key", "jwt", "private_key", "password", "email", "phone"])
-                  + " | weakest | look-alikes flagged | clean flagged | tiny flagged |",
-                  "|---" * 11 + "|"]
-            for name, d in [*((f"picohead {t}", v) for t, v in rep["picohead"].items()),
-                            *rep["anchors"].items()]:
-                pf = d["per_flag"]
-                neg = d["negatives_flagged"]
-                L.append(f"| {name} | " + " | ".join(
-                    _f(pf[f]["f1"]) if f in pf else "—" for f in
-                    ["api_key", "jwt", "private_key", "password", "email", "phone"])
-                    + f" | {_f(d['weakest_f1'])} | {_f(neg.get('lookalike', {}).get('share'))} % "
-                    f"| {_f(neg.get('clean', {}).get('share'))} % "
-                    f"| {_f(neg.get('tiny', {}).get('share'))} % |")
-            L.append("")
-            continue
-        L += ["| tool | accuracy | raw top-1 | coverage | confident-wrong | scored on |",
-              "|---|---|---|---|---|---|"]
-        for t, d in rep["picohead"].items():
-            L.append(f"| picohead {t} | {_f(d['accuracy'])} % | {_f(d['raw_top1'])} % | "
-                     f"{_f(d['coverage'])} % | {_f(d['confident_wrong'])} % | all {d['n']} |")
-        for tool, d in rep["anchors"].items():
-            L.append(f"| {tool} | {_f(d['accuracy'])} % | — | {_f(d['coverage'])} % | "
-                     f"{_f(d['confident_wrong'])} % | {d['n']} it can name |")
-        if rep["both"]:
-            L += ["", "On the labels both tools output:", "",
-                  "| anchor | labels | samples | anchor | " + " | ".join(
-                      f"picohead {t}" for t in rep["picohead"]) + " |",
-                  "|---" * (4 + len(rep["picohead"])) + "|"]
-            for tool, b in rep["both"].items():
-                L.append(f"| {tool} | {b['labels']} | {b[tool]['n']} | {_f(b[tool]['accuracy'])} % | "
-                         + " | ".join(f"{_f(b[f'picohead-{t}']['accuracy'])} %"
-                                      for t in rep["picohead"]) + " |")
-        if task == "text_lang":
-            kinds = sorted({k for d in rep["picohead"].values() for k in d["by_kind"]})
-            L += ["", "| tool | " + " | ".join(kinds) + " |", "|---" * (1 + len(kinds)) + "|"]
-            for name, d in [*((f"picohead {t}", v) for t, v in rep["picohead"].items()),
-                            *rep["anchors"].items()]:
-                L.append(f"| {name} | " + " | ".join(
-                    f"{_f(d['by_kind'].get(k, {}).get('accuracy'))} %" for k in kinds) + " |")
-        else:
-            L += ["", "Files under 256 bytes: " + ", ".join(
-                f"picohead {t} {_f(d['under_256_bytes']['accuracy'])} % (n={d['under_256_bytes']['n']})"
-                for t, d in rep["picohead"].items()) + "; " + ", ".join(
-                f"{tool} {_f(d['under_256_bytes']['accuracy'])} %"
-                for tool, d in rep["anchors"].items())]
-        last = list(rep["picohead"].values())[-1]
-        L += ["", "Top confusions (last tier): " + "; ".join(
-            f"{t} → {p} ×{c}" for t, p, c in last["confusions"][:10]), ""]
-    L += ["## Robustness", "", "| tier | " + " | ".join(
-        next(iter(out["robustness"].values()))["padding"]) + " | batch flips | max score diff "
-          "| 0–16-byte inputs flagged |", "|---" * 8 + "|"]
-    for t, r in out["robustness"].items():
-        L.append(f"| {t} | " + " | ".join(
-            f"{_f(100 * v['share'] if v['share'] is not None else None)} %"
-            for v in r["padding"].values())
-            + f" | {r['batch']['flipped']} of {r['batch']['n']} | {r['batch']['max_score_diff']} "
-            f"| {r['tiny_inputs']['flagged']} of {r['tiny_inputs']['n']} |")
-    if out["anchors_skipped"]:
-        L += ["", "Anchors that could not run: " + "; ".join(
-            f"{k}: {v}" for k, v in out["anchors_skipped"].items())]
-    return "\n".join(L) + "\n"
+def ci_entries() -> dict[str, list[dict[str, Any]]]:
+    """The wild recipes' entries marked ``"ci": true`` (registry sources pip/npm can fetch), by
+    recipe file."""
+    from importlib import resources
+
+    root = Path(str(resources.files("picohead") / "recipes" / "wild"))
+    out: dict[str, list[dict[str, Any]]] = {}
+    for f in sorted(root.glob("*.json")):
+        es = [e for e in json.loads(f.read_text(encoding="utf-8")).get("sources", [])
+              if isinstance(e, dict) and e.get("ci")]
+        if es:
+            out[f.stem] = es
+    return out
+
+
+def slice_figures(suite: Path, recs: list[dict[str, Any]], model: str | None) -> dict[str, Any]:
+    from picohead.wild import score
+    from picohead_runtime import Classifier
+
+    figs: dict[str, Any] = {}
+    for tier in SLICE_TIERS:
+        clf = Classifier(model, tier=tier)
+        ans = {a["id"]: a for a in score.predict(clf, suite, recs)}
+        per: dict[str, Any] = {}
+        for task in sorted({r["task"] for r in recs}):
+            rs = [r for r in recs if r["task"] == task]
+            rows = softmax_rows(task, rs, [ans[r["id"]] for r in rs])
+            per[task] = metrics.softmax_scores(rows, per_class=False)["accuracy"]
+        rob = score.robustness(clf, suite, recs, ans)
+        figs[tier] = {"accuracy": per,
+                      "padding_changed": {k: round(100 * v["share"], 2) for k, v in rob.items()},
+                      "batch_flips": score.batch_invariance(clf, suite, recs)["flipped"],
+                      "answers": {r["id"]: ans[r["id"]]["final"] for r in recs}}
+    return figs
+
+
+def ci_slice(args: argparse.Namespace) -> int:
+    """Rebuild the CI slice from the registries and compare it with the committed reference."""
+    from picohead.wild.sources import code, formats
+    from picohead.wild.sources.files import take
+    from picohead.wild.suite import StageWriter
+
+    suite, cache = Path(args.suite), Path(args.cache)
+    builders = {"code": ("code_lang", code.looks_handwritten),
+                "formats": ("mime", formats.valid_format)}
+    for stem, entries in ci_entries().items():
+        task, validate = builders[stem.split("_")[0]]
+        w = StageWriter(suite, task)
+        added = take(entries, w, cache=cache, mirrors=suite / "no-mirrors", validate=validate,
+                     where=f"{stem}.json")
+        empty = [k for k, n in added.items() if n == 0]
+        if empty:
+            print(f"wild slice: nothing read from {', '.join(empty)} (network or registry "
+                  "failure; see the log)", file=sys.stderr)
+            return 2
+        w.close(f"{task}-{stem}")
+    recs = finalise(suite)
+    figs = slice_figures(suite, recs, args.model)
+    ref_path = Path(args.reference)
+    if args.write:
+        ref = {"comment": "Reference figures of the wild suite's CI slice (benchmarks/wild.py "
+                          "slice --write); tests/wild/test_ci_slice.py fails when a task's "
+                          f"accuracy drops or a padding share rises by more than "
+                          f"{SLICE_TOLERANCE} points, or batch flips rise.",
+               "model": args.model or "bundled", "records": {r["id"]: [r["task"], r["label"],
+                                                                       r["producer"]]
+                                                             for r in recs}, "figures": figs}
+        ref_path.write_text(json.dumps(ref, indent=1, ensure_ascii=False) + "\n")
+        print(f"wrote {ref_path}: {len(recs)} records")
+        return 0
+    ref = json.loads(ref_path.read_text(encoding="utf-8"))
+    missing = sorted(set(ref["records"]) - {r["id"] for r in recs})
+    if missing:
+        print(f"wild slice: {len(missing)} reference records were not rebuilt (the registry "
+              f"served other content?): {', '.join(m[:12] for m in missing[:5])}", file=sys.stderr)
+        return 2
+    recs = [r for r in recs if r["id"] in ref["records"]]
+    figs = slice_figures(suite, recs, args.model)
+    bad = []
+    for tier, f in figs.items():
+        rf = ref["figures"][tier]
+        for task, acc in f["accuracy"].items():
+            if acc < rf["accuracy"][task] - SLICE_TOLERANCE:
+                bad.append(f"{tier} {task} accuracy {acc} % < reference {rf['accuracy'][task]} %")
+        for k, v in f["padding_changed"].items():
+            if v > rf["padding_changed"][k] + SLICE_TOLERANCE:
+                bad.append(f"{tier} {k}: {v} % of answers change (reference "
+                           f"{rf['padding_changed'][k]} %)")
+        if f["batch_flips"] > rf["batch_flips"]:
+            bad.append(f"{tier}: {f['batch_flips']} batch-dependent answers (reference "
+                       f"{rf['batch_flips']})")
+    print(json.dumps({t: {"accuracy": f["accuracy"], "padding_changed": f["padding_changed"],
+                          "batch_flips": f["batch_flips"]} for t, f in figs.items()}))
+    if bad:
+        print("wild slice: regression beyond the tolerance:\n  " + "\n  ".join(bad),
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 def clone_list(args: argparse.Namespace) -> int:
@@ -452,11 +523,17 @@ def main() -> int:
     c = sub.add_parser("clone-list", help="git clone lines that fill a mirror folder")
     c.add_argument("--mirrors", default="MIRRORS")
     sub.add_parser("apt-packages", help="the apt packages the program-made files need")
+    sl = sub.add_parser("slice", help="rebuild the CI slice from the registries and check it")
+    sl.add_argument("--suite", required=True, help="an empty folder for the slice")
+    sl.add_argument("--cache", required=True)
+    sl.add_argument("--model", default=None)
+    sl.add_argument("--reference", default=str(HERE.parent / "tests" / "wild" / "ci_slice.json"))
+    sl.add_argument("--write", action="store_true", help="write the reference instead")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO if args.v else logging.WARNING,
                         format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     return {"build": build, "score": score, "clone-list": clone_list,
-            "apt-packages": apt_packages}[args.cmd](args)
+            "apt-packages": apt_packages, "slice": ci_slice}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,138 @@
+"""Markdown from a wild benchmark result (``benchmarks/wild.py score``): the full report, and the
+short section the README and MODEL_CARD carry.
+
+What it does not do: compute figures (``picohead.wild.metrics``) or run anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+FLAGS = ["api_key", "jwt", "private_key", "password", "email", "phone"]
+CARD_BEGIN = "<!-- wild:begin (benchmarks/wild.py card) -->"
+CARD_END = "<!-- wild:end -->"
+
+
+def _f(x: Any) -> str:
+    return "—" if x is None else (f"{x:.1f}" if isinstance(x, float) else str(x))
+
+
+def _f2(x: Any) -> str:
+    return "—" if x is None else f"{x:.2f}"
+
+
+def report_md(out: dict[str, Any]) -> str:
+    L = [f"# Wild suite, {out['split']} half: {out['model']} beside the anchors", "",
+         f"{out['records']} records; `{out['command']}` ({out['date']}).", ""]
+    for task, rep in out["tasks"].items():
+        L += [f"## {task} ({rep['n']} samples)", ""]
+        if task == "risk":
+            L += ["| tool | " + " | ".join(f"F1 {f}" for f in
+                  ["api_key", "jwt", "private_key", "password", "email", "phone"])
+                  + " | weakest | look-alikes flagged | clean flagged | tiny flagged |",
+                  "|---" * 11 + "|"]
+            for name, d in [*((f"picohead {t}", v) for t, v in rep["picohead"].items()),
+                            *rep["anchors"].items()]:
+                pf = d["per_flag"]
+                neg = d["negatives_flagged"]
+                L.append(f"| {name} | " + " | ".join(
+                    _f2(pf[f]["f1"]) if f in pf else "—" for f in
+                    ["api_key", "jwt", "private_key", "password", "email", "phone"])
+                    + f" | {_f2(d['weakest_f1'])} | {_f(neg.get('lookalike', {}).get('share'))} % "
+                    f"| {_f(neg.get('clean', {}).get('share'))} % "
+                    f"| {_f(neg.get('tiny', {}).get('share'))} % |")
+            L.append("")
+            continue
+        L += ["| tool | accuracy | raw top-1 | coverage | confident-wrong | scored on |",
+              "|---|---|---|---|---|---|"]
+        for t, d in rep["picohead"].items():
+            L.append(f"| picohead {t} | {_f(d['accuracy'])} % | {_f(d['raw_top1'])} % | "
+                     f"{_f(d['coverage'])} % | {_f(d['confident_wrong'])} % | all {d['n']} |")
+        for tool, d in rep["anchors"].items():
+            L.append(f"| {tool} | {_f(d['accuracy'])} % | — | {_f(d['coverage'])} % | "
+                     f"{_f(d['confident_wrong'])} % | {d['n']} it can name |")
+        if rep["both"]:
+            L += ["", "On the labels both tools output:", "",
+                  "| anchor | labels | samples | anchor | " + " | ".join(
+                      f"picohead {t}" for t in rep["picohead"]) + " |",
+                  "|---" * (4 + len(rep["picohead"])) + "|"]
+            for tool, b in rep["both"].items():
+                L.append(f"| {tool} | {b['labels']} | {b[tool]['n']} | {_f(b[tool]['accuracy'])} % | "
+                         + " | ".join(f"{_f(b[f'picohead-{t}']['accuracy'])} %"
+                                      for t in rep["picohead"]) + " |")
+        if task == "text_lang":
+            kinds = sorted({k for d in rep["picohead"].values() for k in d["by_kind"]})
+            L += ["", "| tool | " + " | ".join(kinds) + " |", "|---" * (1 + len(kinds)) + "|"]
+            for name, d in [*((f"picohead {t}", v) for t, v in rep["picohead"].items()),
+                            *rep["anchors"].items()]:
+                L.append(f"| {name} | " + " | ".join(
+                    f"{_f(d['by_kind'].get(k, {}).get('accuracy'))} %" for k in kinds) + " |")
+        else:
+            L += ["", "Files under 256 bytes: " + ", ".join(
+                f"picohead {t} {_f(d['under_256_bytes']['accuracy'])} % (n={d['under_256_bytes']['n']})"
+                for t, d in rep["picohead"].items()) + "; " + ", ".join(
+                f"{tool} {_f(d['under_256_bytes']['accuracy'])} %"
+                for tool, d in rep["anchors"].items())]
+        last = list(rep["picohead"].values())[-1]
+        L += ["", "Top confusions (last tier): " + "; ".join(
+            f"{t} → {p} ×{c}" for t, p, c in last["confusions"][:10]), ""]
+    L += ["## Robustness", "", "| tier | " + " | ".join(
+        next(iter(out["robustness"].values()))["padding"]) + " | batch flips | max score diff "
+          "| 0–16-byte inputs flagged |", "|---" * 8 + "|"]
+    for t, r in out["robustness"].items():
+        L.append(f"| {t} | " + " | ".join(
+            f"{_f(100 * v['share'] if v['share'] is not None else None)} %"
+            for v in r["padding"].values())
+            + f" | {r['batch']['flipped']} of {r['batch']['n']} | {r['batch']['max_score_diff']} "
+            f"| {r['tiny_inputs']['flagged']} of {r['tiny_inputs']['n']} |")
+    if out["anchors_skipped"]:
+        L += ["", "Anchors that could not run: " + "; ".join(
+            f"{k}: {v}" for k, v in out["anchors_skipped"].items())]
+    return "\n".join(L) + "\n"
+
+
+def _best_anchor(rep: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    best = None
+    for tool, b in rep.get("both", {}).items():
+        acc = b[tool]["accuracy"]
+        if acc is not None and (best is None or acc > best[1][best[0]]["accuracy"]):
+            best = (tool, b)
+    return best
+
+
+def headline(out: dict[str, Any], corpus: dict[str, Any] | None = None) -> str:
+    """The README's headline table: every head and tier on wild-test, the best anchor on the labels
+    both output (same records, same run), and the corpus test split beside it (``corpus``: the
+    model card's scores, tier -> head -> {"accuracy"|"micro_f1"})."""
+    tiers = out["tiers"]
+    L = ["| head | tier | wild-test accuracy | raw top-1 | coverage | confident-wrong | "
+         "on labels both output: picohead / best anchor | corpus test split |",
+         "|---|---|---|---|---|---|---|---|"]
+    for task in ("mime", "code_lang", "text_lang"):
+        rep = out["tasks"].get(task)
+        if rep is None:
+            continue
+        best = _best_anchor(rep)
+        for t in tiers:
+            d = rep["picohead"][t]
+            both = (f"{_f(best[1][f'picohead-{t}']['accuracy'])} % / {best[0]} "
+                    f"{_f(best[1][best[0]]['accuracy'])} % ({best[1][best[0]]['n']} samples)"
+                    if best else "—")
+            c = (corpus or {}).get(t, {}).get(task, {}).get("accuracy")
+            L.append(f"| {task} | {t} | {_f(d['accuracy'])} % | {_f(d['raw_top1'])} % | "
+                     f"{_f(d['coverage'])} % | {_f(d['confident_wrong'])} % | {both} | "
+                     f"{_f(100 * c) if c is not None else '—'} % |")
+    rep = out["tasks"].get("risk")
+    if rep is not None:
+        ds = rep["anchors"].get("detect-secrets")
+        for t in tiers:
+            d = rep["picohead"][t]
+            neg = d["negatives_flagged"]
+            c = (corpus or {}).get(t, {}).get("risk", {}).get("micro_f1")
+            L.append(f"| risk | {t} | weakest flag F1 {_f2(d['weakest_f1'])}, macro "
+                     f"{_f2(d['macro_f1'])} | — | look-alikes flagged "
+                     f"{_f(neg.get('lookalike', {}).get('share'))} % | 0–16 B flagged "
+                     f"{_f(neg.get('tiny', {}).get('share'))} % | detect-secrets macro F1 "
+                     f"{_f2(ds['macro_f1']) if ds else '—'} (its 4 flags) | micro-F1 "
+                     f"{_f2(c)} |")
+    return "\n".join(L) + "\n"
