@@ -23,7 +23,7 @@ from typing import IO, Any
 import numpy as np
 
 from picohead_runtime.decode import Decoder
-from picohead_runtime.io import EMPTY, OK, read_path
+from picohead_runtime.io import EMPTY, OK, READ_ERROR, ListingError, read_path
 from picohead_runtime.model import (
     ModelError,
     load_model,
@@ -32,7 +32,7 @@ from picohead_runtime.model import (
 from picohead_runtime.model_meta import INPUT_BYTES, INPUT_LENGTHS, ModelMeta
 from picohead_runtime.results import Result, path_str
 from picohead_runtime.spec import ModelSpec
-from picohead_runtime.windows import batch_windows, extract_window
+from picohead_runtime.windows import STREAM_LIMIT, batch_windows, extract_window, read_stream
 
 PathLike = str | bytes | os.PathLike
 _VERSIONED = re.compile(r"^.+-v\d+$")
@@ -57,6 +57,9 @@ class Classifier:
     window) and run as one call per width, so short files are not padded to 2 KB, and with an fp32
     graph a file's result does not depend on the files batched with it (int8 graphs quantize
     activations with one scale per call, so their last digits can).
+    ``stream_limit``: bytes read from a stream (a pipe, or a file whose size says 0, like
+    ``/proc/self/status``) before it is cut short; such a result is ``ok`` with ``truncated``
+    set and a ``message`` (see ``picohead_runtime.windows``).
     """
 
     def __init__(
@@ -70,9 +73,13 @@ class Classifier:
         follow_symlinks: bool = False,
         batch_size: int | None = None,
         intra_op_threads: int = 1,
+        stream_limit: int = STREAM_LIMIT,
     ) -> None:
         if threads < 1:
             raise ModelError(f"threads must be at least 1, got {threads}")
+        if stream_limit < 1:
+            raise ValueError(f"stream_limit must be at least 1 byte, got {stream_limit}")
+        self.stream_limit = stream_limit
         path = resolve_model_path(model, tier, device)
         self._model = load_model(path, device=device, threads=intra_op_threads)
         meta = self._model.meta
@@ -129,29 +136,30 @@ class Classifier:
     def classify_bytes(
         self, data: bytes | bytearray | memoryview, *, path: str | None = None
     ) -> Result:
-        """Classify in-memory content (only its window is used)."""
-        return self._one(path, extract_window(data, self._head, self._tail))
+        """Classify in-memory content (only its window is used); ``TypeError`` unless bytes."""
+        return self._one(path, extract_window(_check_bytes(data), self._head, self._tail))
 
-    def classify_path(self, path: PathLike) -> Result:
+    def classify_path(self, path: PathLike | ListingError) -> Result:
         """Classify one file; problems reading it become the result's status."""
-        status, window, message = read_path(
-            path, self._head, self._tail, follow_symlinks=self.follow_symlinks
-        )
+        if isinstance(path, ListingError):
+            return self._status(path.path, path.status, path.message)
+        status, window, message = self._read(path)
         if status != OK:
             return self._status(path_str(path), status, message)
         assert window is not None
-        return self._one(path_str(path), window)
+        return self._one(path_str(path), window, message)
 
     def classify_stream(self, stream: IO[bytes], *, path: str | None = None) -> Result:
-        """Classify a binary stream from its current position (seeks to the end when it can)."""
+        """Classify a binary stream from its current position (seeks to the end when it can;
+        a pipe is read within ``stream_limit`` bytes, and the result says when it was cut)."""
         try:
-            window = read_stream_window(stream, self._head, self._tail)
+            got = read_stream(stream, self._head, self._tail, limit=self.stream_limit)
         except OSError as e:
-            return self._status(path, "read_error", e.strerror or str(e))
-        return self._one(path, window)
+            return self._status(path, READ_ERROR, e.strerror or str(e))
+        return self._one(path, got.window, got.message)
 
     # -- many inputs --------------------------------------------------------------------------------
-    def classify_paths(self, paths: Iterable[PathLike]) -> Iterator[Result]:
+    def classify_paths(self, paths: Iterable[PathLike | ListingError]) -> Iterator[Result]:
         """Classify any iterable of paths lazily, in order, ``batch_size`` files per model call.
 
         With ``threads > 1`` up to ``threads`` batches are read and run concurrently.
@@ -159,8 +167,10 @@ class Classifier:
         return self._pipelined(self._batch, _chunks(iter(paths), self.batch_size))
 
     def classify_many_bytes(self, items: Iterable[bytes]) -> Iterator[Result]:
-        """Like :meth:`classify_paths` for in-memory contents (results have no path)."""
-        return self._pipelined(self._bytes_batch, _chunks(iter(items), self.batch_size))
+        """Like :meth:`classify_paths` for in-memory contents (results have no path);
+        ``TypeError`` for an item that is not bytes."""
+        checked = (_check_bytes(b) for b in items)
+        return self._pipelined(self._bytes_batch, _chunks(checked, self.batch_size))
 
     # -- internals ------------------------------------------------------------------------------------
     def _pipelined(
@@ -197,7 +207,16 @@ class Classifier:
             path=path, status=status, tier=self.tier, model=self.model_name, message=message
         )
 
-    def _one(self, path: str | None, window: bytes) -> Result:
+    def _read(self, path: PathLike) -> tuple[str, bytes | None, str | None]:
+        return read_path(
+            path,
+            self._head,
+            self._tail,
+            follow_symlinks=self.follow_symlinks,
+            stream_limit=self.stream_limit,
+        )
+
+    def _one(self, path: str | None, window: bytes, note: str | None = None) -> Result:
         n = len(window)
         if n == 0:
             return self._status(path, EMPTY, None)
@@ -214,21 +233,29 @@ class Classifier:
             heads=self._decoder.decode(probs)[0],
             tier=self.tier,
             model=self.model_name,
+            message=note,
+            truncated=note is not None,
         )
 
-    def _batch(self, batch: list[PathLike]) -> list[Result]:
+    def _batch(self, batch: list[PathLike | ListingError]) -> list[Result]:
         names: list[str | None] = []
         windows: list[bytes | None] = []
         results: list[Result | None] = []
-        for p in batch:
+        notes: dict[int, str] = {}
+        for i, p in enumerate(batch):
+            if isinstance(p, ListingError):  # a folder a walk could not list: its own record
+                names.append(p.path)
+                windows.append(None)
+                results.append(self._status(p.path, p.status, p.message))
+                continue
             name = path_str(p)
-            status, window, message = read_path(
-                p, self._head, self._tail, follow_symlinks=self.follow_symlinks
-            )
+            status, window, message = self._read(p)
             names.append(name)
             windows.append(window)
             results.append(None if status == OK else self._status(name, status, message))
-        return self._fill(names, windows, results)
+            if status == OK and message:
+                notes[i] = message
+        return self._fill(names, windows, results, notes)
 
     def _run_windows(self, names: list[str | None], windows: list[bytes]) -> list[Result]:
         results: list[Result | None] = [
@@ -241,7 +268,9 @@ class Classifier:
         names: list[str | None],
         windows: list[bytes | None],
         results: list[Result | None],
+        notes: dict[int, str] | None = None,
     ) -> list[Result]:
+        notes = notes or {}
         todo = [i for i, r in enumerate(results) if r is None]
         if not todo:
             return results  # type: ignore[return-value]
@@ -254,7 +283,13 @@ class Classifier:
             probs = self._run(self._outputs, {INPUT_BYTES: x, INPUT_LENGTHS: n})
             for i, heads in zip(part, self._decoder.decode(probs)):
                 results[i] = Result(
-                    path=names[i], status=OK, heads=heads, tier=self.tier, model=self.model_name
+                    path=names[i],
+                    status=OK,
+                    heads=heads,
+                    tier=self.tier,
+                    model=self.model_name,
+                    message=notes.get(i),
+                    truncated=i in notes,
                 )
         return results  # type: ignore[return-value]
 
@@ -289,47 +324,16 @@ def _chunks(it: Iterator[Any], n: int) -> Iterator[list[Any]]:
         yield chunk
 
 
-def _read_exact(stream: IO[bytes], n: int) -> bytes:
-    parts: list[bytes] = []
-    while n > 0:
-        chunk = stream.read(n)
-        if chunk is None:  # a non-blocking stream with nothing ready: treat as the end
-            break
-        if not isinstance(chunk, (bytes, bytearray)):
-            raise TypeError("classify_stream needs a binary stream (open the file with 'rb')")
-        if not chunk:
-            break
-        parts.append(bytes(chunk))
-        n -= len(chunk)
-    return b"".join(parts)
+def _check_bytes(data: Any) -> bytes | bytearray | memoryview:
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(
+            f"content must be bytes, bytearray or memoryview, not {type(data).__name__} "
+            "(for a path use classify_path, for an open file classify_stream)"
+        )
+    return data
 
 
 def read_stream_window(stream: IO[bytes], head: int, tail: int) -> bytes:
-    """The window of a binary stream from its position: seek to the tail when the stream can."""
-    first = _read_exact(stream, head)
-    if len(first) < head or not tail:
-        return first
-    seekable = False
-    try:
-        seekable = stream.seekable()
-    except (AttributeError, OSError, ValueError):
-        pass
-    if seekable:
-        pos = stream.tell()
-        end = stream.seek(0, os.SEEK_END)
-        if end - pos > tail:
-            stream.seek(end - tail)
-            return first + _read_exact(stream, tail)
-        stream.seek(pos)
-        return first + _read_exact(stream, tail)
-    # Not seekable (a pipe): read on, keeping only the last ``tail`` bytes.
-    buf = bytearray()
-    while True:
-        chunk = stream.read(1 << 16)
-        if not chunk:
-            break
-        buf += chunk
-        if len(buf) > 2 * max(tail, 1 << 16):
-            del buf[: len(buf) - tail]
-    rest = bytes(buf)
-    return first + rest[-tail:]
+    """The window of a binary stream from its position (``picohead_runtime.windows.read_stream``
+    without the report: a pipe is cut short at ``STREAM_LIMIT`` bytes)."""
+    return read_stream(stream, head, tail).window

@@ -2,8 +2,9 @@
 
 What it does: open a path without blocking and without following symlinks (unless asked), refuse
 anything that is not a regular file, read only the head and tail windows (two positioned reads,
-never the whole file) and turn each ``OSError`` into one of the statuses a result can carry. It
-never writes anything. What it does not do: decide labels (``picohead_runtime.decode``) or run the
+never the whole file; a file whose size says 0, such as ``/proc/self/status``, is read as a stream
+within ``picohead_runtime.windows.STREAM_LIMIT``) and turn each ``OSError`` into one of the
+statuses a result can carry. It never writes anything. What it does not do: decide labels (``picohead_runtime.decode``) or run the
 model (``picohead_runtime.classifier``).
 
 A scan of a million files must never die on one, so :func:`read_path` does not raise for I/O
@@ -15,8 +16,9 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from typing import NamedTuple
 
-from picohead_runtime.windows import NotRegularFileError, open_regular, read_window_fd
+from picohead_runtime.windows import STREAM_LIMIT, NotRegularFileError, open_regular, read_fd
 
 # Every status a result can carry. ``ok`` is the only one with predictions.
 OK = "ok"
@@ -27,29 +29,55 @@ IS_DIRECTORY = "is_directory"
 NOT_REGULAR_FILE = "not_regular_file"
 READ_ERROR = "read_error"
 STATUSES = (OK, EMPTY, NOT_FOUND, PERMISSION_DENIED, IS_DIRECTORY, NOT_REGULAR_FILE, READ_ERROR)
+# The statuses of a path that could not be read at all (the CLI's --strict fails on these);
+# ``empty`` and ``not_regular_file`` (FIFOs, devices, unfollowed symlinks) are read as intended.
+UNREAD = (NOT_FOUND, PERMISSION_DENIED, IS_DIRECTORY, READ_ERROR)
+
+
+class ListingError(NamedTuple):
+    """A folder that could not be listed while walking a tree: it gets a result of its own
+    (``status`` from :func:`status_for_error`), so a walk yields one record per path it met."""
+
+    path: str
+    status: str
+    message: str
+
+    @classmethod
+    def from_error(cls, e: OSError, path: str) -> ListingError:
+        status, message = status_for_error(e, path)
+        if status == NOT_REGULAR_FILE:
+            status = READ_ERROR
+        return cls(path, status, f"cannot list this folder: {message}")
+
 
 PathLike = str | bytes | os.PathLike
 
 
 def read_path(
-    path: PathLike, head: int, tail: int, *, follow_symlinks: bool = False
+    path: PathLike,
+    head: int,
+    tail: int,
+    *,
+    follow_symlinks: bool = False,
+    stream_limit: int = STREAM_LIMIT,
 ) -> tuple[str, bytes | None, str | None]:
-    """``(status, window, message)`` for ``path``; ``window`` is set only when status is ``ok``."""
+    """``(status, window, message)`` for ``path``; ``window`` is set only when status is ``ok``
+    (its ``message`` is then None, or says that a size-0 file was cut short at ``stream_limit``)."""
     try:
         fd = open_regular(path, follow_symlinks=follow_symlinks)
     except OSError as e:
         status, message = status_for_error(e, path, follow_symlinks=follow_symlinks)
         return status, None, message
     try:
-        window = read_window_fd(fd, head, tail)
-    except OSError as e:  # EIO on a bad disk, EISDIR on odd filesystems, ...
+        got = read_fd(fd, head, tail, limit=stream_limit)
+    except OSError as e:  # EIO on a bad disk, EISDIR on odd filesystems, EAGAIN, ...
         status, message = status_for_error(e, path, follow_symlinks=follow_symlinks)
         return status, None, message
     finally:
         os.close(fd)
-    if not window:
+    if not got.window:
         return EMPTY, None, None
-    return OK, window, None
+    return OK, got.window, got.message
 
 
 def status_for_error(

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import logging
 import os
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,11 @@ from picohead_runtime.model_meta import (
 )
 from picohead_runtime.spec import SpecError
 
+log = logging.getLogger("picohead_runtime")
+
 ENV_MODEL = "PICOHEAD_MODEL"
+# onnxruntime's telemetry events stay off unless this is "1" (see telemetry_setting).
+ENV_TELEMETRY = "PICOHEAD_ORT_TELEMETRY"
 DEFAULT_TIER = "small"  # for folders that do not name their own default (model.json)
 DEVICES = ("cpu", "cuda", "auto")
 CPU_EP = "CPUExecutionProvider"
@@ -108,6 +112,29 @@ def folder_default_tier(folder: Path) -> str:
     return tier if isinstance(tier, str) and tier else DEFAULT_TIER
 
 
+def default_tier_note(model: str | os.PathLike[str] | None = None) -> str:
+    """What ``--tier`` defaults to for ``model`` (``None``: ``$PICOHEAD_MODEL``, else the bundled
+    model), in words, read from the folder that would be loaded: help text that tells the truth."""
+    try:
+        if model is None:
+            env = os.environ.get(ENV_MODEL)
+            src = Path(env) if env else default_model_dir()
+        else:
+            src = Path(model)
+    except ModelError:
+        return f"{DEFAULT_TIER} (no model folder found)"
+    if not src.is_dir():
+        return f"the tier of the file {src.name}"
+    tier = folder_default_tier(src)
+    try:
+        named = json.loads((src / "model.json").read_text(encoding="utf-8")).get("default_tier")
+    except (OSError, ValueError, AttributeError):
+        named = None
+    if named == tier:
+        return f"{tier}, the default_tier of {src.name}/model.json"
+    return f"{tier} ({src.name} names no default_tier in a model.json)"
+
+
 def _tier_file(folder: Path, tier: str, device: str) -> Path:
     """``<tier>.onnx`` (or the exporter's ``<name>-<tier>-<precision>.onnx``) in ``folder``."""
     cpu = [f"{tier}.onnx"] + [f"*-{tier}-{p}.onnx" for p in ("int8", "fp32", "fp16")]
@@ -141,12 +168,31 @@ def select_providers(device: str, available: list[str] | None = None) -> list[st
             f"provider is not available (available: {', '.join(available)}). Install "
             "'picohead-runtime[gpu]' (onnxruntime-gpu instead of onnxruntime) or use device='cpu'."
         )
-    warnings.warn(
-        "device='auto': CUDAExecutionProvider is not available, running on the CPU",
-        RuntimeWarning,
-        stacklevel=3,
-    )
+    # A logged line, not warnings.warn: the CLI prints it as one clean line on stderr, and a
+    # library user without logging set up still sees it (logging's last-resort handler).
+    log.warning("device='auto': no usable CUDA execution provider, running on the CPU")
     return [CPU_EP]
+
+
+# -- telemetry ------------------------------------------------------------------------------------
+def telemetry_enabled() -> bool:
+    """Whether onnxruntime's telemetry events are left on: only when ``$PICOHEAD_ORT_TELEMETRY``
+    is ``1``. picohead scans files users may not want reported anywhere, so the default is off."""
+    return os.environ.get(ENV_TELEMETRY, "").strip().lower() in ("1", "true", "on", "yes")
+
+
+def apply_telemetry_setting() -> bool:
+    """Switch onnxruntime's telemetry events off (unless :func:`telemetry_enabled`); returns
+    whether they are on. Called before every session is created."""
+    if telemetry_enabled():
+        enable = getattr(ort, "enable_telemetry_events", None)
+        if enable is not None:
+            enable()
+        return True
+    disable = getattr(ort, "disable_telemetry_events", None)
+    if disable is not None:  # present in every onnxruntime since 1.4
+        disable()
+    return False
 
 
 # -- loading ------------------------------------------------------------------------------------------
@@ -178,6 +224,7 @@ def session_options(threads: int) -> ort.SessionOptions:
 def load_model(path: Path, *, device: str = "cpu", threads: int = 1) -> LoadedModel:
     """Create the session for ``path`` and check it against its embedded metadata."""
     providers = select_providers(device)
+    apply_telemetry_setting()
     try:
         session = ort.InferenceSession(
             str(path), sess_options=session_options(threads), providers=providers
@@ -196,10 +243,8 @@ def load_model(path: Path, *, device: str = "cpu", threads: int = 1) -> LoadedMo
             "execution provider (no usable GPU, or CUDA/cuDNN libraries missing)"
         )
     if device == "auto" and CUDA_EP in providers and CUDA_EP not in used:
-        warnings.warn(
-            "device='auto': the CUDA execution provider failed to start, running on the CPU",
-            RuntimeWarning,
-            stacklevel=2,
+        log.warning(
+            "device='auto': the CUDA execution provider failed to start, running on the CPU"
         )
 
     text = session.get_modelmeta().custom_metadata_map.get(META_KEY)

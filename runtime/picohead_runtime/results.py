@@ -76,7 +76,8 @@ class Result:
     heads: dict[str, HeadResult | MultilabelResult] = field(default_factory=dict)
     tier: str = ""
     model: str = ""
-    message: str | None = None  # what went wrong, when status is not ok/empty
+    message: str | None = None  # what went wrong, when status is not ok/empty; or a note on ok
+    truncated: bool = False  # a stream (or size-0 file) cut short at the reader's limit
 
     @property
     def ok(self) -> bool:
@@ -98,6 +99,8 @@ class Result:
         d["model"] = self.model
         if self.message is not None:
             d["message"] = self.message
+        if self.truncated:  # only results cut short carry the key
+            d["truncated"] = True
         return d
 
 

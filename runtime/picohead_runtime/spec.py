@@ -28,6 +28,12 @@ HEAD_KINDS = ("softmax", "multilabel")
 FAMILIES = ("bytes", "steady")
 DEFAULT_TIERS = ("tiny", "small", "base", "pro")
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+# Sane bounds, so that a corrupt or hostile spec (say, inside a downloaded model file) fails with
+# a message instead of a MemoryError: the runtime allocates a full window per call.
+MAX_WINDOW_SIDE = 1 << 20  # bytes in window.head, and in window.tail (1 MiB each)
+MAX_LABELS = 4096  # labels per head
+MAX_HEADS = 64
+MAX_TIERS = 16
 
 
 class SpecError(ValueError):
@@ -249,6 +255,10 @@ def _parse_head(d: Any, i: int, source: str) -> HeadSpec:
         raise _fail(source, f"{where}.labels", "must be a list of non-empty strings")
     if len(labels) < (1 if kind == "multilabel" else 2):
         raise _fail(source, f"{where}.labels", "a softmax head needs at least 2 labels")
+    if len(labels) > MAX_LABELS:
+        raise _fail(
+            source, f"{where}.labels", f"{len(labels)} labels is over the {MAX_LABELS} limit"
+        )
     dup = sorted({x for x in labels if labels.count(x) > 1})
     if dup:
         raise _fail(source, f"{where}.labels", f"duplicate labels: {', '.join(dup)}")
@@ -340,6 +350,8 @@ def _parse_spec(data: Any, source: str) -> ModelSpec:
     for k, v in (("head", wh), ("tail", wt)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise _fail(source, f"window.{k}", f"must be a non-negative integer, got {v!r}")
+        if v > MAX_WINDOW_SIDE:
+            raise _fail(source, f"window.{k}", f"{v} bytes is over the {MAX_WINDOW_SIDE} limit")
     if wh + wt < 1:
         raise _fail(source, "window", "head + tail must be at least 1 byte")
 
@@ -351,10 +363,14 @@ def _parse_spec(data: Any, source: str) -> ModelSpec:
         or len(set(tiers)) != len(tiers)
     ):
         raise _fail(source, "tiers", "must be a non-empty list of distinct names, smallest first")
+    if len(tiers) > MAX_TIERS:
+        raise _fail(source, "tiers", f"{len(tiers)} tiers is over the {MAX_TIERS} limit")
 
     heads_raw = _require(data, "heads", "", source)
     if not isinstance(heads_raw, list) or not heads_raw:
         raise _fail(source, "heads", "must be a non-empty list of head objects")
+    if len(heads_raw) > MAX_HEADS:
+        raise _fail(source, "heads", f"{len(heads_raw)} heads is over the {MAX_HEADS} limit")
     heads = tuple(_parse_head(h, i, source) for i, h in enumerate(heads_raw))
     seen: dict[str, HeadSpec] = {}
     for i, h in enumerate(heads):

@@ -20,7 +20,7 @@ from typing import Any
 
 from picohead_runtime.classifier import Classifier
 from picohead_runtime.cli import format_jsonl
-from picohead_runtime.io import READ_ERROR
+from picohead_runtime.io import READ_ERROR, ListingError
 from picohead_runtime.results import HeadResult, Result, path_bytes, path_str
 from picohead_runtime.spec import ModelSpec
 
@@ -112,7 +112,7 @@ def clear_cache() -> None:
 def classify_batch(
     config: ScaleConfig,
     *,
-    paths: Sequence[PathLike] | None = None,
+    paths: Sequence[PathLike | ListingError | None] | None = None,
     data: Sequence[bytes | bytearray | memoryview | None] | None = None,
     names: Sequence[PathLike | None] | None = None,
 ) -> list[Result]:
@@ -120,16 +120,24 @@ def classify_batch(
 
     Results come back in input order, one per item, never an exception for a bad file. With
     ``data``, ``names`` (optional, same length) become the results' ``path``. A ``None`` path or
-    content (a null in a dataframe) gives a ``read_error`` result.
+    content (a null in a dataframe) gives a ``read_error`` result; a
+    :class:`~picohead_runtime.io.ListingError` (a folder a walk could not list) its own status.
     """
     if (paths is None) == (data is None):
         raise TypeError("classify_batch needs exactly one of paths= or data=")
     clf = classifier_for(config)
     if paths is not None:
-        shown = [None if p is None else path_str(p) for p in paths]
-        present = [p for p in shown if p is not None]
-        if config.base_dir is not None:
-            present = [os.path.join(config.base_dir, p) for p in present]
+        shown = [
+            None if p is None else p.path if isinstance(p, ListingError) else path_str(p)
+            for p in paths
+        ]
+        present: list[PathLike | ListingError] = []
+        for p, name in zip(paths, shown):
+            if isinstance(p, ListingError):
+                present.append(p)
+            elif name is not None:
+                base = config.base_dir
+                present.append(os.path.join(base, name) if base is not None else name)
         return _merge(clf, shown, clf.classify_paths(present), "no path (null)")
     assert data is not None
     if names is not None and len(names) != len(data):

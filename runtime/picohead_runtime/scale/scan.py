@@ -21,7 +21,8 @@ from contextlib import contextmanager
 from itertools import islice
 from typing import IO, Any
 
-from picohead_runtime.cli import expand
+from picohead_runtime.cli import OutputError, expand
+from picohead_runtime.io import ListingError
 from picohead_runtime.scale.batch import (
     RESULT_COLUMN,
     ScaleConfig,
@@ -48,9 +49,12 @@ def read_path_list(stream: IO[bytes]) -> Iterator[str]:
             yield os.fsdecode(line)
 
 
+Input = str | ListingError  # a path, or a folder a walk could not list (it gets its own record)
+
+
 def iter_inputs(
     roots: Sequence[str], *, path_lists: Sequence[IO[bytes]] = (), follow_symlinks: bool = False
-) -> Iterator[str]:
+) -> Iterator[Input]:
     """Files under each root (folders walked recursively, sorted), then each list's paths."""
     yield from expand(roots, recursive=True, follow_symlinks=follow_symlinks)
     for stream in path_lists:
@@ -69,7 +73,7 @@ def _frame_columns(frame: Any) -> Columns:
 
 
 def scan_local(
-    paths: Iterable[str], config: ScaleConfig, *, chunk: int = 1024
+    paths: Iterable[Input], config: ScaleConfig, *, chunk: int = 1024
 ) -> Iterator[Columns]:
     """Classify in this process, about ``chunk`` files at a time, streaming."""
     spec = classifier_for(config).spec
@@ -185,7 +189,7 @@ def scan_ray(
 
 
 def scan(
-    paths: Iterable[str],
+    paths: Iterable[Input],
     config: ScaleConfig,
     *,
     engine: str = "local",
@@ -193,14 +197,25 @@ def scan(
     address: str | None = None,
     cpus_per_worker: float | None = None,
 ) -> Iterator[Columns]:
-    """Result columns for ``paths``, in input order, chunk by chunk, from ``engine``."""
+    """Result columns for ``paths``, in input order, chunk by chunk, from ``engine``.
+
+    On dask and ray, folders that could not be listed come first, as one chunk of their own (the
+    engines take plain path strings); the files follow in input order."""
     if engine == "local":
         yield from scan_local(paths, config)
-    elif engine == "dask":
-        yield from scan_dask(list(paths), config, workers=workers, address=address)
+        return
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    items = list(paths)
+    unlisted = [p for p in items if isinstance(p, ListingError)]
+    files = [p for p in items if not isinstance(p, ListingError)]
+    if unlisted:
+        yield result_columns(classify_batch(config, paths=unlisted), classifier_for(config).spec)
+    if engine == "dask":
+        yield from scan_dask(files, config, workers=workers, address=address)
     elif engine == "ray":
         yield from scan_ray(
-            list(paths), config, workers=workers, address=address, cpus_per_worker=cpus_per_worker
+            files, config, workers=workers, address=address, cpus_per_worker=cpus_per_worker
         )
     else:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
@@ -215,15 +230,28 @@ class JsonlWriter:
         self.owned = owned  # close the stream at the end (a file we opened, not stdout)
 
     def write(self, cols: Columns) -> None:
-        for line in cols[RESULT_COLUMN]:
-            self.stream.write(line + "\n")
-        self.stream.flush()
+        try:
+            for line in cols[RESULT_COLUMN]:
+                self.stream.write(line + "\n")
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as e:
+            raise OutputError(f"cannot write results to {self._name()}: {_reason(e)}") from None
+
+    def _name(self) -> str:
+        return str(getattr(self.stream, "name", "the output")) if self.owned else "stdout"
 
     def close(self) -> None:
-        if self.owned:
-            self.stream.close()
-        else:
-            self.stream.flush()
+        try:
+            if self.owned:
+                self.stream.close()
+            else:
+                self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as e:
+            raise OutputError(f"cannot write results to {self._name()}: {_reason(e)}") from None
 
 
 class ParquetWriter:
@@ -236,21 +264,35 @@ class ParquetWriter:
         except ImportError as e:
             raise ImportError("Parquet output needs pyarrow: pip install pyarrow") from e
         self._pa = pa
+        self.path = path
         self.schema = pa.schema([(c, pa.bool_() if c == "ok" else pa.string()) for c in columns])
         self._writer = pq.ParquetWriter(path, self.schema)
 
     def write(self, cols: Columns) -> None:
         if cols and cols[next(iter(cols))]:
-            self._writer.write_table(self._pa.Table.from_pydict(cols, schema=self.schema))
+            try:
+                self._writer.write_table(self._pa.Table.from_pydict(cols, schema=self.schema))
+            except OSError as e:
+                raise OutputError(f"cannot write results to {self.path}: {_reason(e)}") from None
 
     def close(self) -> None:
-        self._writer.close()
+        try:
+            self._writer.close()
+        except OSError as e:
+            raise OutputError(f"cannot write results to {self.path}: {_reason(e)}") from None
 
 
-def open_writer(fmt: str, out: str, config: ScaleConfig, stdout: IO[str]) -> Any:
-    """A writer for ``fmt`` to ``out`` (``-`` is stdout, JSONL only)."""
+def _reason(e: BaseException) -> str:
+    return e.strerror if isinstance(e, OSError) and e.strerror else str(e) or type(e).__name__
+
+
+def open_writer(fmt: str, out: str, config: ScaleConfig, stdout: IO[str] | None) -> Any:
+    """A writer for ``fmt`` to ``out`` (``-`` is stdout, JSONL only); :class:`OutputError` when
+    stdout is closed."""
     if fmt == "jsonl":
         if out == "-":
+            if stdout is None:
+                raise OutputError("cannot write results: stdout is closed (or pass --out FILE)")
             return JsonlWriter(stdout)
         return JsonlWriter(open(out, "w", encoding="utf-8"), owned=True)  # noqa: SIM115
     if fmt == "parquet":
