@@ -2,13 +2,18 @@
 
 Subcommands live next to the code they drive and are imported only when used, so ``picohead
 --help`` stays fast and never imports torch. This module (and the command functions) own every exit
-code: 0 success, 1 a check failed, 2 a usage or runtime error.
+code: 0 success, 1 a check failed, 2 a usage or runtime error. An exception that no command turned
+into its own message still ends as one line on stderr and exit 2, never a traceback
+(``PICOHEAD_DEBUG=1`` shows it).
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
+import os
+import sys
+from typing import Any
 
 import click
 
@@ -28,6 +33,27 @@ COMMANDS: dict[str, str] = {
 
 
 class LazyGroup(click.Group):
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """click's main (which handles usage errors, ``--help``, EPIPE) with a last safety net."""
+        from picohead_runtime.cli import describe_error, silence_stdout
+
+        try:
+            return super().main(*args, **kwargs)
+        except Exception as e:  # standalone mode re-raises what click does not know
+            if os.environ.get("PICOHEAD_DEBUG") or kwargs.get("standalone_mode") is False:
+                raise
+            if isinstance(e, OSError):
+                silence_stdout()
+            name = kwargs.get("prog_name") or "picohead"
+            try:
+                print(
+                    f"{name}: error: {describe_error(e)} (PICOHEAD_DEBUG=1 shows the traceback)",
+                    file=sys.stderr,
+                )
+            except (OSError, ValueError, AttributeError):
+                pass
+            sys.exit(2)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
 

@@ -3,8 +3,9 @@
 A thin click wrapper over :mod:`picohead_runtime.scale.scan`: check flags, load the model once on
 the driver (to fail fast and to learn the output columns), stream result chunks from the engine to
 a JSONL or Parquet writer, print a one-line JSON summary on stderr. Exit codes: 0 done, 2 a usage
-or runtime error (bad flags, no model, an engine that is not installed). A file that cannot be read
-is a result with a status, never an error.
+or runtime error (bad flags, no model, an engine that is not installed, results that cannot be
+written, a path list that cannot be read), with one line on stderr. A file that cannot be read is
+a result with a status, never an error.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import IO
+from collections.abc import Callable
+from typing import IO, NoReturn
 
 import click
 
@@ -26,7 +28,7 @@ ENGINES = ("local", "dask", "ray")
     "--from-file",
     "path_lists",
     multiple=True,
-    type=click.File("rb"),
+    metavar="FILE",
     help="a file listing paths, one per line ('-' reads stdin); repeatable",
 )
 @click.option(
@@ -45,7 +47,12 @@ ENGINES = ("local", "dask", "ray")
     help="output format (default: parquet for a .parquet file, else jsonl)",
 )
 @click.option("--model", default=None, help="an .onnx file or a model folder (default: bundled)")
-@click.option("--tier", default=None, help="tier to load from a model folder (default: small)")
+@click.option(
+    "--tier",
+    default=None,
+    help="tier to load from a model folder (default: the folder's model.json default_tier, "
+    "else small; the bundled model's is pro)",
+)
 @click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="cpu")
 @click.option(
     "--threads", type=click.IntRange(min=1), default=1, help="onnxruntime threads per worker"
@@ -72,7 +79,7 @@ ENGINES = ("local", "dask", "ray")
 def scan_cmd(
     ctx: click.Context,
     paths: tuple[str, ...],
-    path_lists: tuple[IO[bytes], ...],
+    path_lists: tuple[str, ...],
     engine: str,
     out: str,
     fmt: str | None,
@@ -111,9 +118,15 @@ def scan_cmd(
     from tqdm import tqdm
 
     from picohead_runtime import ModelError, SpecError
+    from picohead_runtime.cli import OutputError, silence_stdout
     from picohead_runtime.scale import ScaleConfig, classifier_for
     from picohead_runtime.scale.scan import iter_inputs, open_writer, scan, summary
 
+    def fail(message: str) -> NoReturn:
+        click.echo(f"picohead scan: error: {message}", err=True)
+        ctx.exit(2)
+
+    lists = _open_lists(path_lists, fail)
     try:
         config = ScaleConfig(
             model=model,
@@ -127,15 +140,14 @@ def scan_cmd(
         )
         classifier_for(config)  # fail here, before any cluster starts, when the model is bad
         writer = open_writer(fmt, out, config, sys.stdout)
-    except (ModelError, SpecError, ImportError, OSError, ValueError) as e:
-        click.echo(f"picohead scan: error: {e}", err=True)
-        ctx.exit(2)
+    except (ModelError, SpecError, ImportError, OSError, ValueError, OutputError) as e:
+        fail(str(e))
 
     show = not no_progress and sys.stderr.isatty()
     n = n_ok = 0
     t0 = time.perf_counter()
     try:
-        inputs = iter_inputs(list(paths), path_lists=path_lists, follow_symlinks=follow_symlinks)
+        inputs = iter_inputs(list(paths), path_lists=lists, follow_symlinks=follow_symlinks)
         chunks = scan(
             inputs,
             config,
@@ -150,13 +162,32 @@ def scan_cmd(
                 n += len(cols["ok"])
                 n_ok += sum(bool(x) for x in cols["ok"])
                 bar.update(len(cols["ok"]))
-    except ImportError as e:
-        click.echo(f"picohead scan: error: {e}", err=True)
-        ctx.exit(2)
-    except BrokenPipeError:  # `| head`: stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        ctx.exit(0)
-    finally:
         writer.close()
+    except ImportError as e:
+        fail(str(e))
+    except BrokenPipeError:  # `| head`: stop quietly
+        silence_stdout()
+        ctx.exit(0)
+    except OutputError as e:
+        silence_stdout()
+        fail(str(e))
+    except OSError as e:  # a path list that fails while it is read
+        fail(f"cannot read a path list: {e.strerror or e}")
     click.echo(summary(n, n_ok, time.perf_counter() - t0, engine), err=True)
+
+
+def _open_lists(names: tuple[str, ...], fail: Callable[[str], NoReturn]) -> list[IO[bytes]]:
+    """The --from-file streams; '-' is stdin (an error when stdin is closed)."""
+    out: list[IO[bytes]] = []
+    for name in names:
+        if name == "-":
+            stream = getattr(sys.stdin, "buffer", None) if sys.stdin is not None else None
+            if stream is None:
+                fail("cannot read the path list from stdin: it is closed")
+            out.append(stream)
+            continue
+        try:
+            out.append(open(name, "rb"))  # noqa: SIM115 (read to the end by the scan)
+        except OSError as e:
+            fail(f"cannot read the path list {name}: {e.strerror or e}")
+    return out

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    from picohead_runtime.cli import guarded
     from picohead_runtime.cli import main as classify_main
 
     prog = (
@@ -17,7 +18,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if argv is None and sys.argv[0].endswith("__main__.py")
         else None
     )
-    sys.exit(classify_main(argv, prog=prog))
+    sys.exit(guarded(classify_main, argv, prog or "picohead-runtime"))
 
 
 if __name__ == "__main__":

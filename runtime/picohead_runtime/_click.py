@@ -18,7 +18,9 @@ import click
 class _PassThrough(click.Command):
     """A click command that keeps its raw arguments (``--help`` included) for argparse."""
 
-    def __init__(self, name: str, run: Callable[[Sequence[str], str], int], help: str) -> None:
+    def __init__(
+        self, name: str, run: Callable[[Sequence[str] | None, str], int], help: str
+    ) -> None:
         super().__init__(name, help=help, add_help_option=False, callback=None)
         self._run = run
 
@@ -27,19 +29,25 @@ class _PassThrough(click.Command):
         return []
 
     def invoke(self, ctx: click.Context) -> Any:
+        from picohead_runtime.cli import guarded, silence_stdout
+
         prog = f"{ctx.parent.info_name if ctx.parent else 'picohead'} {self.name}"
-        code = self._run(ctx.meta.get("picohead_raw_args", []), prog)
-        sys.stdout.flush()
+        code = guarded(self._run, ctx.meta.get("picohead_raw_args", []), prog)
+        try:
+            if sys.stdout is not None:
+                sys.stdout.flush()
+        except (OSError, ValueError):  # already reported (exit 2) or a reader that left
+            silence_stdout()
         ctx.exit(code)
 
 
-def _classify(argv: Sequence[str], prog: str) -> int:
+def _classify(argv: Sequence[str] | None, prog: str) -> int:
     from picohead_runtime.cli import main
 
     return main(argv, prog=prog)
 
 
-def _bench(argv: Sequence[str], prog: str) -> int:
+def _bench(argv: Sequence[str] | None, prog: str) -> int:
     from picohead_runtime.bench import main
 
     return main(argv, prog=prog)

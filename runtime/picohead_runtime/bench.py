@@ -7,8 +7,10 @@ single and batched, and exits 1 when the chosen percentile exceeds ``--budget-ms
 
 Inputs: ``--input`` (a file or a folder, read recursively, at most ``--max-files``); without it, a
 fixed synthetic set (short and long text, code, binary-looking bytes) is written to a temporary
-folder and removed afterwards. Exit codes: 0 within budget (or no budget), 1 over budget, 2 usage or
-model error.
+folder and removed afterwards. Files that give no model call (empty, unreadable) are left out of
+the timing; when none is left, nothing was timed and the run fails (exit 2): a latency gate never
+passes on nothing. Exit codes: 0 within budget (or no budget), 1 over budget, 2 usage, model or
+I/O error (nothing to time, results that cannot be written), with one line on stderr.
 """
 
 from __future__ import annotations
@@ -26,23 +28,40 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from picohead_runtime.cli import _positive, add_model_args
+from picohead_runtime.cli import (
+    Output,
+    OutputError,
+    _positive,
+    add_model_args,
+    fail,
+    silence_stdout,
+    tier_help,
+)
 from picohead_runtime.model import ModelError, resolve_model_path
 from picohead_runtime.spec import SpecError
 
 log = logging.getLogger("picohead_runtime.bench")
 
 
-def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+class NothingToTime(Exception):
+    """No input gives a model call (all empty or unreadable): exit 2, never a passing gate."""
+
+
+def build_parser(
+    prog: str | None = None, argv: Sequence[str] | None = None
+) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=prog,
         description="Measure warm per-file latency (read windows + infer) and files/s; exit 1 "
         "when the chosen percentile exceeds --budget-ms.",
-        epilog="Exit codes: 0 within budget, 1 over budget, 2 usage or model error.",
+        epilog="Exit codes: 0 within budget, 1 over budget, 2 usage, model or I/O error "
+        "(including nothing to time: every input empty or unreadable).",
     )
     add_model_args(p)
     tiers = p.add_mutually_exclusive_group()
-    tiers.add_argument("--tier", help="tier to measure (default: small)")
+    tiers.add_argument(
+        "--tier", help=tier_help(argv).replace("model tier to load", "tier to measure")
+    )
     tiers.add_argument(
         "--all-tiers", action="store_true", help="measure every tier found in the model folder"
     )
@@ -66,6 +85,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
 # -- inputs -------------------------------------------------------------------------------------------
 def collect_inputs(path: str, limit: int) -> list[str]:
     if os.path.isfile(path):
+        if os.path.getsize(path) == 0:
+            raise NothingToTime(f"--input {path}: the file is empty; nothing to time")
         return [path]
     if not os.path.isdir(path):
         raise FileNotFoundError(f"--input {path}: no such file or folder")
@@ -79,8 +100,21 @@ def collect_inputs(path: str, limit: int) -> list[str]:
                 if len(files) >= limit:
                     return files
     if not files:
-        raise FileNotFoundError(f"--input {path}: no non-empty regular files found")
+        raise NothingToTime(f"--input {path}: no non-empty regular files found; nothing to time")
     return files
+
+
+def timeable(clf: Any, files: Sequence[str]) -> list[str]:
+    """The files whose classification runs the model (``ok``); :class:`NothingToTime` if none."""
+    keep = [f for f in files if clf.classify_path(f).ok]
+    if not keep:
+        raise NothingToTime(
+            f"none of the {len(files)} input file(s) gives a model call (all empty or "
+            "unreadable); nothing to time"
+        )
+    if len(keep) < len(files):
+        log.warning("left out %d input file(s) that give no model call", len(files) - len(keep))
+    return keep
 
 
 def write_synthetic(folder: Path, n: int = 64, seed: int = 0) -> list[str]:
@@ -201,13 +235,17 @@ def format_table(rows: list[dict[str, Any]], pct: float) -> str:
 
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
-    parser = build_parser(prog)
+    parser = build_parser(prog, argv)
     args = parser.parse_args(argv)
     if not 0 < args.percentile <= 100:
         parser.error(f"--percentile must be in (0, 100], got {args.percentile:g}")
     if args.budget_ms is not None and args.budget_ms <= 0:
         parser.error(f"--budget-ms must be positive, got {args.budget_ms:g}")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        out = Output(sys.stdout)
+    except OutputError as e:  # before minutes of timing, not after
+        return fail(parser.prog, str(e))
 
     from picohead_runtime.classifier import Classifier
 
@@ -228,6 +266,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
                 batch_size=args.batch_size,
             )
             with clf:
+                timed = timeable(clf, files)
                 row = {
                     "tier": clf.tier,
                     "model": clf.model_path,
@@ -237,7 +276,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
                 row.update(
                     measure(
                         clf,
-                        files,
+                        timed,
                         iterations=args.iterations,
                         warmup=args.warmup,
                         pct=args.percentile,
@@ -249,16 +288,30 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
                 row["percentile"] = args.percentile
                 row["within_budget"] = row[key] <= args.budget_ms
             rows.append(row)
-    except (ModelError, SpecError, FileNotFoundError) as e:
-        print(f"{parser.prog}: error: {e}", file=sys.stderr)
-        return 2
+    except (ModelError, SpecError, FileNotFoundError, NothingToTime) as e:
+        return fail(parser.prog, str(e))
+    except OSError as e:  # the synthetic inputs could not be written (a full /tmp, ...)
+        return fail(parser.prog, f"cannot prepare the inputs: {e.strerror or e}")
     finally:
         if tmp is not None:
             tmp.cleanup()
-    if args.json:
-        print(json.dumps({"results": rows}, indent=1))
-    else:
-        print(format_table(rows, args.percentile))
+    if not rows:
+        return fail(parser.prog, "no tier found to measure; nothing was timed")
+    try:
+        out.write(
+            (
+                json.dumps({"results": rows}, indent=1)
+                if args.json
+                else format_table(rows, args.percentile)
+            )
+            + "\n"
+        )
+        out.flush()
+    except BrokenPipeError:
+        silence_stdout()
+    except OutputError as e:
+        silence_stdout()
+        return fail(parser.prog, str(e))
     over = [r["tier"] for r in rows if r.get("within_budget") is False]
     if over:
         print(
@@ -271,4 +324,6 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from picohead_runtime.cli import guarded
+
+    sys.exit(guarded(main, None, "python -m picohead_runtime.bench"))
