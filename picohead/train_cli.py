@@ -94,6 +94,13 @@ def _manifests(data: Path, val: Path | None) -> tuple[Path, Path | None]:
     help="With --recipe: copy the chosen tier files into this runtime model folder and write "
     "MODEL_CARD.md.",
 )
+@click.option(
+    "--allow-missing-encoders",
+    is_flag=True,
+    help="With --recipe: build the corpus even when [data] packages or encoder programs (ffmpeg, "
+    "7z, cpio, ar, zstd, gpg, soffice, jar) are missing; their formats are then left out. "
+    "Without it the recipe refuses to start (exit 2) and names what to install.",
+)
 def train_cmd(
     spec_path: Path | None,
     data: Path | None,
@@ -104,6 +111,7 @@ def train_cmd(
     cache_dir: Path,
     recipe: str | None,
     bundle: Path | None,
+    allow_missing_encoders: bool,
     **overrides: object,
 ) -> None:
     """Train a multi-head model with all tiers jointly (nested widths).
@@ -115,12 +123,21 @@ def train_cmd(
     from picohead.train import TrainConfig, read_run_config, train
 
     if recipe:
+        from picohead.data.requirements import missing
         from picohead.pipeline import run_recipe
 
+        corpus = data or Path("corpus")
+        if not (corpus / "train.jsonl").is_file():  # the corpus will be built: check encoders
+            lack = missing()
+            if lack and not allow_missing_encoders:
+                click.echo(f"picohead train --recipe {recipe}: error: {lack.message()}", err=True)
+                sys.exit(2)
+            if lack:  # told to go on: say once what the corpus will lack
+                click.echo(f"picohead train: warning: {lack.message()}", err=True)
         given = click.get_current_context().get_parameter_source("cache_dir")
         result = run_recipe(
             recipe,
-            corpus=data or Path("corpus"),
+            corpus=corpus,
             cache=cache_dir if given == click.core.ParameterSource.COMMANDLINE else Path("cache"),
             runs=out_dir or Path("runs"),
             bundle=bundle,
@@ -184,7 +201,12 @@ def train_cmd(
     type=click.Path(exists=True, path_type=Path),
     help="Manifest to evaluate on (a corpus folder means its test.jsonl).",
 )
-@click.option("--tier", default="all", show_default=True, help="A tier name, or 'all'.")
+@click.option(
+    "--tier",
+    default="all",
+    show_default=True,
+    help="A tier of the run's spec (by default: tiny, small, base, pro), or 'all'.",
+)
 @click.option(
     "--out",
     "out_dir",

@@ -34,7 +34,12 @@ def format_table(reports: list[Any]) -> str:
 
 @click.command("export")
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--tier", default="all", show_default=True, help="A tier name, or 'all'.")
+@click.option(
+    "--tier",
+    default="all",
+    show_default=True,
+    help="A tier of the run's spec (by default: tiny, small, base, pro), or 'all'.",
+)
 @click.option(
     "--out",
     "out_dir",

@@ -246,7 +246,7 @@ def export_tier(
             "quant_config": report.quant_config,
             "parity_max_abs": report.parity_max,
             "quant_min_agreement": report.min_agreement,
-            "validation_data": report.data,
+            "validation_data": portable_name(report.data),
             "n_validation": report.n_samples,
         },
     )
@@ -304,6 +304,15 @@ def load_validation(
         train = load_manifest(info["train"], spec, cache_dir=cache_dir)
         return split_by_source(train, 0.1, seed=cfg.seed)[1], f"{info['train']} (held-out sources)"
     raise ExportError(f"{run_dir}: the run names no validation data; pass --calib MANIFEST")
+
+
+def portable_name(name: str) -> str:
+    """``name`` without the machine's folders: an absolute path keeps only its last two parts
+    (``corpus-r5/val.jsonl``). A model file travels; where it was built is nobody's business, and
+    the runtime never reads this field (``data_sha256`` identifies the data)."""
+    if not os.path.isabs(name):
+        return name
+    return "/".join(Path(name).parts[-2:])
 
 
 def export_run(

@@ -3,13 +3,16 @@
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+import picohead.data.requirements as requirements
 import picohead.pipeline
 from picohead.train_cli import train_cmd
 
 
-def _calls(monkeypatch):
+def _calls(monkeypatch, missing=requirements.Missing()):
+    monkeypatch.setattr(requirements, "missing", lambda: missing)
     calls = []
 
     def fake(name, **kw):
@@ -35,3 +38,70 @@ def test_recipe_cache_defaults_to_the_cache_root(monkeypatch):
     res = CliRunner().invoke(train_cmd, ["--recipe", "content"])
     assert res.exit_code == 0, res.output
     assert calls[0][1]["cache"] == Path("cache")  # not the windows cache, cache/windows
+
+
+LACKING = requirements.Missing(python=("python-docx",), programs=("ffmpeg", "soffice"))
+
+
+def test_recipe_refuses_to_start_without_its_encoders(monkeypatch, tmp_path):
+    calls = _calls(monkeypatch, LACKING)
+    res = CliRunner().invoke(train_cmd, ["--recipe", "content", "--data", str(tmp_path)])
+    assert res.exit_code == 2 and not calls
+    line = res.output.strip()
+    assert "\n" not in line and "Traceback" not in line
+    for word in (
+        "python-docx",
+        "ffmpeg",
+        "soffice",
+        "apt-get install",
+        "libreoffice-writer-nogui",
+        ".[data]",
+        "--allow-missing-encoders",
+    ):
+        assert word in line
+
+
+def test_recipe_goes_on_when_told_to(monkeypatch, tmp_path):
+    calls = _calls(monkeypatch, LACKING)
+    args = ["--recipe", "content", "--data", str(tmp_path), "--allow-missing-encoders"]
+    res = CliRunner().invoke(train_cmd, args)
+    assert res.exit_code == 0 and len(calls) == 1
+    assert "warning" in res.output and "ffmpeg" in res.output
+
+
+def test_recipe_with_a_built_corpus_needs_no_encoders(monkeypatch, tmp_path):
+    (tmp_path / "train.jsonl").write_text("")
+    calls = _calls(monkeypatch, LACKING)
+    res = CliRunner().invoke(train_cmd, ["--recipe", "content", "--data", str(tmp_path)])
+    assert res.exit_code == 0 and len(calls) == 1
+
+
+def test_missing_lists_what_this_machine_lacks(monkeypatch):
+    monkeypatch.setattr(requirements.shutil, "which", lambda p: None if p == "7z" else "/bin/x")
+    real = requirements.importlib.util.find_spec
+    monkeypatch.setattr(
+        requirements.importlib.util,
+        "find_spec",
+        lambda m: None if m == "odf" else real("json"),
+    )
+    got = requirements.missing()
+    assert got.programs == ("7z",) and got.python == ("odfpy",)
+    assert "p7zip-full" in got.message()
+
+
+def test_requirements_cover_the_data_extra_and_the_encoders():
+    """Every package of the [data] extra and every program formats.py runs is checked."""
+    import re
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    root = Path(__file__).resolve().parents[2]
+    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]["data"]
+    names = {re.split(r"[<>=\[ ]", x)[0].lower() for x in extra}
+    assert names == {p.lower() for p in requirements.PYTHON_PACKAGES.values()}
+    formats = (root / "picohead" / "data" / "formats.py").read_text()
+    used = set(re.findall(r'shutil\.which\("([\w.+-]+)"\)', formats))
+    used |= set(re.findall(r'subprocess\.run\(\["([\w.+-]+)"', formats))
+    assert used <= set(requirements.PROGRAMS), used - set(requirements.PROGRAMS)

@@ -1,0 +1,77 @@
+"""What a corpus build needs installed, and what is missing on this machine.
+
+The content recipe makes office documents, fonts, archives, media and keys with real encoders
+(``picohead.data.formats``): the ``[data]`` extra's Python packages and a few programs from apt.
+Without one, the build skips that encoder's formats with a log line, and a reproduction quietly
+trains on a different corpus. :func:`missing` lists what is absent so that ``picohead train
+--recipe`` and ``picohead data build`` can refuse to start (exit 2, naming what to install) unless
+told to go on without (``--allow-missing-encoders``).
+
+What it does not do: install anything, or check versions (the README's install steps pin them).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from dataclasses import dataclass
+
+# import name -> pip package (the [data] extra in pyproject.toml)
+PYTHON_PACKAGES: dict[str, str] = {
+    "PIL": "Pillow",
+    "fontTools": "fonttools",
+    "brotli": "brotli",
+    "docx": "python-docx",
+    "openpyxl": "openpyxl",
+    "pptx": "python-pptx",
+    "odf": "odfpy",
+    "xlwt": "xlwt",
+    "fpdf": "fpdf2",
+    "cryptography": "cryptography",
+}
+# program -> apt package (the programs picohead.data.formats runs)
+PROGRAMS: dict[str, str] = {
+    "ffmpeg": "ffmpeg",
+    "7z": "p7zip-full",
+    "cpio": "cpio",
+    "ar": "binutils",
+    "zstd": "zstd",
+    "gpg": "gnupg",
+    "soffice": "libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui",
+    "jar": "default-jdk-headless",
+}
+ALLOW_FLAG = "--allow-missing-encoders"
+
+
+@dataclass(frozen=True)
+class Missing:
+    """What this machine lacks for a full corpus build."""
+
+    python: tuple[str, ...] = ()  # pip package names
+    programs: tuple[str, ...] = ()  # program names
+
+    def __bool__(self) -> bool:
+        return bool(self.python or self.programs)
+
+    def message(self) -> str:
+        """One line naming what is missing and the commands that install it."""
+        parts = []
+        if self.python:
+            parts.append(f'Python packages {", ".join(self.python)} (pip install -e ".[data]")')
+        if self.programs:
+            apt = sorted({PROGRAMS[p] for p in self.programs})
+            parts.append(f"programs {', '.join(self.programs)} (apt-get install {' '.join(apt)})")
+        return (
+            "the corpus build would skip the formats of missing encoders: "
+            + "; ".join(parts)
+            + f"; install them, or pass {ALLOW_FLAG} to build without those formats"
+        )
+
+
+def missing() -> Missing:
+    """The ``[data]`` packages and encoder programs not found on this machine."""
+    python = tuple(
+        pkg for mod, pkg in PYTHON_PACKAGES.items() if importlib.util.find_spec(mod) is None
+    )
+    programs = tuple(p for p in PROGRAMS if shutil.which(p) is None)
+    return Missing(python=python, programs=programs)
