@@ -218,3 +218,31 @@ def test_tier_help_names_the_default_of_the_folder_loaded(model_dir, tmp_path, m
     (folder / "model.json").write_text('{"default_tier": "base"}')
     monkeypatch.setenv(model_mod.ENV_MODEL, str(folder))
     assert "default: base" in " ".join(build_parser("x", []).format_help().split())
+
+
+# -- no absolute paths in the metadata ---------------------------------------------------------------
+def test_exported_metadata_holds_no_absolute_paths(tiny_path, tmp_path):
+    from picohead_exporters.export import portable_name
+
+    assert portable_name("/home/me/corpus-r5/val.jsonl") == "corpus-r5/val.jsonl"
+    assert portable_name("val.jsonl") == "val.jsonl"
+    meta = Classifier(tiny_path).meta
+
+    def strings(o):
+        if isinstance(o, dict):
+            for v in o.values():
+                yield from strings(v)
+        elif isinstance(o, (list, tuple)):
+            for v in o:
+                yield from strings(v)
+        elif isinstance(o, str):
+            yield o
+
+    doc = json.loads(meta.to_json())
+    assert not [s for s in strings(doc) if os.path.isabs(s)]
+
+    def drop_extra(d):  # the runtime does not depend on the exporter's notes
+        d["extra"] = {}
+
+    bare = toy_models.rewrite_meta(tiny_path, tmp_path / "bare.onnx", drop_extra)
+    assert Classifier(bare).classify_bytes(b"hello").ok
