@@ -78,9 +78,17 @@ def build(args: argparse.Namespace) -> int:
         return 2
     card = suite_card(recs)
     card["failed_builders"] = failed
+    card["skipped_sources"] = [x for f in sorted((suite / ".stages").glob("*.skipped.json"))
+                               for x in json.loads(f.read_text())]
     (suite / "card.json").write_text(json.dumps(card, indent=1, ensure_ascii=False))
     print(card_summary(card))
     allowed = set(filter(None, args.allow_missing.split(",")))
+    skipped = [x for x in card["skipped_sources"] if x["producer"] not in allowed]
+    if len(skipped) > args.max_skipped:
+        print(f"wild build: {len(skipped)} pinned sources gave nothing (--max-skipped "
+              f"{args.max_skipped}): " + "; ".join(f"{x['producer']}: {x['reason'][-120:]}"
+                                                   for x in skipped[:10]), file=sys.stderr)
+        return 2
     if set(failed) - allowed:
         print(f"wild build: builders failed: {', '.join(sorted(set(failed) - allowed))} "
               "(see the log; --allow-missing NAME to accept)", file=sys.stderr)
@@ -509,7 +517,10 @@ def main() -> int:
     b.add_argument("--cache", required=True, help="registry downloads and program outputs")
     b.add_argument("--mirrors", required=True, help="folder of bare git mirrors (clone-list)")
     b.add_argument("--builders", default=",".join(BUILDERS))
-    b.add_argument("--allow-missing", default="", help="builders whose failure is accepted")
+    b.add_argument("--allow-missing", default="",
+                   help="builders or producer keys whose failure is accepted (comma-separated)")
+    b.add_argument("--max-skipped", type=int, default=0,
+                   help="pinned sources that may give nothing before the build fails")
     b.add_argument("--corpus-manifest", default=None, help="a built corpus's manifest.jsonl")
     s = sub.add_parser("score", help="score picohead and the anchors on one half")
     s.add_argument("--suite", required=True)

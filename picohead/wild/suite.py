@@ -41,6 +41,7 @@ class StageWriter:
     suite: Path
     task: str
     records: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)  # sources that gave nothing
     _seen: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -72,9 +73,14 @@ class StageWriter:
         self.records.append(rec)
         return rec
 
+    def skip(self, producer: str, reason: str) -> None:
+        """Record a pinned source that could not be read (the build card lists it)."""
+        self.skipped.append({"producer": producer, "reason": reason[-300:]})
+
     def close(self, name: str | None = None) -> Path:
         out = self.suite / ".stages" / f"{name or self.task}.jsonl"
         out.parent.mkdir(parents=True, exist_ok=True)
+        (out.parent / f"{out.stem}.skipped.json").write_text(json.dumps(self.skipped, indent=1))
         tmp = out.with_suffix(f".{os.getpid()}.tmp")
         with open(tmp, "w", encoding="utf-8") as f:
             for r in self.records:

@@ -154,6 +154,7 @@ def take(entries: list[dict[str, Any]], w: StageWriter, *, cache: Path, mirrors:
                 version = f.version
         except (MirrorError, FetchError, OSError) as err:
             log.warning("%s: %s skipped: %s", where, key, err)
+            w.skip(key, str(err))
             added[key] = 0
             continue
         rules = [Rule(r) for r in e.get("take", [])]

@@ -1224,9 +1224,11 @@ def build(suite: Path, *, cache: Path, mirrors: Path, recipe: Path = RECIPE) -> 
             hosts = read_hosts(entry, mirrors)
         except MirrorError as e:
             log.warning("risk: skipping %s: %s", entry["repo"], e)
+            w.skip(f"git:{entry['repo']}", str(e))
             continue
         if not hosts:
             log.warning("risk: %s has no usable host file", entry["repo"])
+            w.skip(f"git:{entry['repo']}", "no usable host file")
             continue
         r = random.Random(f"{rec.get('seed')}:{entry['repo']}")
         order = _spread(hosts, r)
