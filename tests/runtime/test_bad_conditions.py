@@ -246,3 +246,25 @@ def test_exported_metadata_holds_no_absolute_paths(tiny_path, tmp_path):
 
     bare = toy_models.rewrite_meta(tiny_path, tmp_path / "bare.onnx", drop_extra)
     assert Classifier(bare).classify_bytes(b"hello").ok
+
+
+@pytest.mark.parametrize("tier", ["tiny", "small", "base", "pro"])
+def test_bundled_metadata_holds_no_absolute_paths(tier):
+    import picohead_runtime
+
+    path = Path(picohead_runtime.__file__).parent / "models" / "content-v7" / f"{tier}.onnx"
+    if not path.exists():
+        pytest.skip(f"no bundled {tier}")
+    assert not [s for s in _meta_strings(json.loads(Classifier(path).meta.to_json()))
+                if os.path.isabs(s)]
+
+
+def _meta_strings(o):
+    if isinstance(o, dict):
+        for v in o.values():
+            yield from _meta_strings(v)
+    elif isinstance(o, (list, tuple)):
+        for v in o:
+            yield from _meta_strings(v)
+    elif isinstance(o, str):
+        yield o
