@@ -124,16 +124,23 @@ def card_summary(card: dict[str, Any]) -> str:
     lines = [f"wild suite: {card['samples']} samples"]
     for task, t in card["tasks"].items():
         floor = FLOORS.get(task)
-        few = [lab for lab, v in t["per_label"].items() if v["producers"] < 5]
+        need = {"mime": 5, "code_lang": 5, "text_lang": 2}.get(task, 0)  # text: both halves
+        few = [lab for lab, v in t["per_label"].items() if v["producers"] < need]
         lines.append(f"  {task}: {t['n']} samples, {t['labels']} labels, {t['producers']} producers"
                      f", {t['under_256_bytes']} under 256 B, splits {t['splits']}"
                      + (f" (floor {floor}: {'met' if t['n'] >= floor else 'MISSED'})"
                         if floor else "")
-                     + (f"; labels with < 5 producers: {', '.join(few[:15])}" if few else ""))
+                     + (f"; {len(few)} labels with < {need} producers: {', '.join(few[:15])}"
+                        if few else ""))
     return "\n".join(lines)
 
 
 # -- score ------------------------------------------------------------------------------------------
+def key(r: dict[str, Any]) -> str:
+    """A record's key: the same bytes can be a sample of two tasks (``{}`` is risk and code)."""
+    return f"{r['task']}:{r['id']}"
+
+
 def picohead_rows(model: str | None, tier: str, suite: Path, recs: list[dict[str, Any]],
                   robust: list[dict[str, Any]], tiny: list[dict[str, Any]]) -> dict[str, Any]:
     from picohead.wild import score
@@ -141,13 +148,13 @@ def picohead_rows(model: str | None, tier: str, suite: Path, recs: list[dict[str
 
     clf = Classifier(model, tier=tier)
     t0 = time.time()
-    answers = {a["id"]: a for a in score.predict(clf, suite, recs)}
+    answers = {key(r): a for r, a in zip(recs, score.predict(clf, suite, recs))}
     out: dict[str, Any] = {"model": clf.model_name, "tier": clf.tier, "answers": answers,
                            "labels": {h.name: list(h.labels) for h in clf.spec.heads}}
-    base = {r["id"]: answers[r["id"]] for r in robust}
+    base = {key(r): answers[key(r)] for r in robust}
     out["robustness"] = score.robustness(clf, suite, robust, base)
     out["batch"] = score.batch_invariance(clf, suite, robust)
-    out["tiny_inputs"] = {"n": len(tiny), "flagged": sum(bool(answers[r["id"]]["flags"])
+    out["tiny_inputs"] = {"n": len(tiny), "flagged": sum(bool(answers[key(r)]["flags"])
                                                           for r in tiny if not r["label"])}
     out["seconds"] = round(time.time() - t0, 1)
     return out
@@ -224,10 +231,10 @@ def task_report(task: str, recs: list[dict[str, Any]], tiers: dict[str, dict[str
     if task == "risk":
         flags = ["api_key", "jwt", "private_key", "password", "email", "phone"]
         for tier, t in tiers.items():
-            rows = [{"truth": r["label"], "flags": t["answers"][r["id"]]["flags"],
+            rows = [{"truth": r["label"], "flags": t["answers"][key(r)]["flags"],
                      "kind": r["kind"]} for r in recs]
             rep["picohead"][tier] = metrics.risk_scores(rows, flags)
-            rep["picohead"][tier]["disabled"] = t["answers"][recs[0]["id"]].get("disabled", [])
+            rep["picohead"][tier]["disabled"] = t["answers"][key(recs[0])].get("disabled", [])
         for tool, preds in anchors.items():
             rows = [{"truth": [f for f in r["label"] if f in wild_maps.DETECT_SECRETS_FLAGS],
                      "flags": anchor_label(tool, task, p, langs) or [], "kind": r["kind"]}
@@ -240,7 +247,7 @@ def task_report(task: str, recs: list[dict[str, Any]], tiers: dict[str, dict[str
         vocab = {wild_maps.canonical_mime(x) if task == "mime" else x
                  for x in t["labels"].get(task, [])}
         model_vocab = vocab
-        rows = softmax_rows(task, recs, [t["answers"][r["id"]] for r in recs])
+        rows = softmax_rows(task, recs, [t["answers"][key(r)] for r in recs])
         d = metrics.softmax_scores(rows)
         d["in_model_vocab"] = metrics.softmax_scores(rows, vocab, per_class=False)
         d["labels_without_a_model_class"] = sorted(truths - vocab)
@@ -265,7 +272,7 @@ def task_report(task: str, recs: list[dict[str, Any]], tiers: dict[str, dict[str
         both = {tool: metrics.softmax_scores(rows, shared, per_class=False),
                 "labels": len(shared & truths)}
         for tier, t in tiers.items():
-            prow = softmax_rows(task, recs, [t["answers"][r["id"]] for r in recs])
+            prow = softmax_rows(task, recs, [t["answers"][key(r)] for r in recs])
             both[f"picohead-{tier}"] = metrics.softmax_scores(prow, shared, per_class=False)
         rep["both"][tool] = both
     return rep
@@ -408,17 +415,17 @@ def slice_figures(suite: Path, recs: list[dict[str, Any]], model: str | None) ->
     figs: dict[str, Any] = {}
     for tier in SLICE_TIERS:
         clf = Classifier(model, tier=tier)
-        ans = {a["id"]: a for a in score.predict(clf, suite, recs)}
+        ans = {key(r): a for r, a in zip(recs, score.predict(clf, suite, recs))}
         per: dict[str, Any] = {}
         for task in sorted({r["task"] for r in recs}):
             rs = [r for r in recs if r["task"] == task]
-            rows = softmax_rows(task, rs, [ans[r["id"]] for r in rs])
+            rows = softmax_rows(task, rs, [ans[key(r)] for r in rs])
             per[task] = metrics.softmax_scores(rows, per_class=False)["accuracy"]
         rob = score.robustness(clf, suite, recs, ans)
         figs[tier] = {"accuracy": per,
                       "padding_changed": {k: round(100 * v["share"], 2) for k, v in rob.items()},
                       "batch_flips": score.batch_invariance(clf, suite, recs)["flipped"],
-                      "answers": {r["id"]: ans[r["id"]]["final"] for r in recs}}
+                      "answers": {key(r): ans[key(r)]["final"] for r in recs}}
     return figs
 
 
@@ -486,6 +493,24 @@ def ci_slice(args: argparse.Namespace) -> int:
     return 0
 
 
+def card(args: argparse.Namespace) -> int:
+    """Write the wild block of MODEL_CARD.md from a ``score`` result."""
+    from picohead.wild.report import card_block, put_block
+
+    out = json.loads(Path(args.results).read_text(encoding="utf-8"))
+    if out["split"] != "test":
+        print("wild card: published figures come from the test half", file=sys.stderr)
+        return 2
+    scores = Path(args.scores)
+    corpus = (json.loads(scores.read_text())["scores"].get("steady", {}) if scores.exists()
+              else {})
+    corpus = {t: v.get("heads", {}) for t, v in corpus.items()}
+    p = Path(args.card)
+    p.write_text(put_block(p.read_text(encoding="utf-8"), card_block(out, corpus)))
+    print(f"wrote the wild block of {p}")
+    return 0
+
+
 def clone_list(args: argparse.Namespace) -> int:
     from importlib import resources
 
@@ -534,6 +559,11 @@ def main() -> int:
     c = sub.add_parser("clone-list", help="git clone lines that fill a mirror folder")
     c.add_argument("--mirrors", default="MIRRORS")
     sub.add_parser("apt-packages", help="the apt packages the program-made files need")
+    cd = sub.add_parser("card", help="write the wild block of MODEL_CARD.md from a result")
+    cd.add_argument("--results", default=str(HERE / "results" / "wild.json"))
+    cd.add_argument("--card", default=str(HERE.parent / "MODEL_CARD.md"))
+    cd.add_argument("--scores", default=str(HERE.parent / "docs" / "model_card_scores.json"),
+                    help="the card's corpus test-split scores, shown beside")
     sl = sub.add_parser("slice", help="rebuild the CI slice from the registries and check it")
     sl.add_argument("--suite", required=True, help="an empty folder for the slice")
     sl.add_argument("--cache", required=True)
@@ -544,7 +574,7 @@ def main() -> int:
     logging.basicConfig(level=logging.INFO if args.v else logging.WARNING,
                         format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     return {"build": build, "score": score, "clone-list": clone_list,
-            "apt-packages": apt_packages, "slice": ci_slice}[args.cmd](args)
+            "apt-packages": apt_packages, "slice": ci_slice, "card": card}[args.cmd](args)
 
 
 if __name__ == "__main__":

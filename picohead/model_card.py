@@ -425,7 +425,12 @@ def write_model_card(
     L += extra_sections or []
     # only when asked: an added head's figures belong to the trunk it was trained on
     L += added_heads_section(out.parent, added_heads) if added_heads else []
-    out.write_text("\n".join(L) + "\n")
+    text = "\n".join(L) + "\n"
+    if out.exists():  # the wild-suite block (benchmarks/wild.py card) survives a regeneration
+        from picohead.wild.report import keep_block
+
+        text = keep_block(out.read_text(encoding="utf-8"), text)
+    out.write_text(text)
     (out.parent / "docs").mkdir(exist_ok=True)
     (out.parent / "docs" / "model_card_scores.json").write_text(
         json.dumps(

@@ -3,9 +3,14 @@
 A recipe entry names ``repo`` (``owner/name``), ``commit`` (40 hex digits), ``paths`` (prefixes to
 read, empty = the whole tree) and ``licence``. The builder never clones: it reads a mirror folder
 given on the command line, in which ``owner+name`` (or ``owner+name/repo``, or ``owner+name.git``)
-is a bare clone. A user with network fills it with the commands ``clone_commands`` prints::
+is a bare repository holding the pinned commit. A user with network fills it with the commands
+``clone_commands`` prints, one shallow fetch of exactly the pinned commit per repository::
 
-    git clone --mirror https://github.com/OWNER/NAME MIRRORS/OWNER+NAME
+    git init -q --bare MIRRORS/OWNER+NAME &&
+      git -C MIRRORS/OWNER+NAME fetch -q --depth 1 https://github.com/OWNER/NAME COMMIT
+
+(``git clone --mirror https://github.com/OWNER/NAME MIRRORS/OWNER+NAME`` works too, with the
+whole history).
 
 What it does not do: fetch from the network, check out a work tree, or follow submodules or LFS
 pointers (an LFS pointer is read as the small text file it is).
@@ -100,5 +105,9 @@ def clone_commands(entries: Iterable[dict], mirrors: str = "MIRRORS") -> list[st
     for e in entries:
         if e.get("kind") == "git":
             seen.setdefault(e["repo"], e.get("commit", ""))
-    return [f"git clone --mirror https://github.com/{r} {mirrors}/{r.replace('/', '+')}"
-            f"  # needs {c}" for r, c in sorted(seen.items())]
+    out = []
+    for r, c in sorted(seen.items()):
+        d = f"{mirrors}/{r.replace('/', '+')}"
+        out.append(f"git init -q --bare {d} && git -C {d} fetch -q --depth 1 "
+                   f"https://github.com/{r} {c}")
+    return out

@@ -136,3 +136,49 @@ def headline(out: dict[str, Any], corpus: dict[str, Any] | None = None) -> str:
                      f"{_f2(ds['macro_f1']) if ds else '—'} (its 4 flags) | micro-F1 "
                      f"{_f2(c)} |")
     return "\n".join(L) + "\n"
+
+
+def card_block(out: dict[str, Any], corpus: dict[str, Any] | None = None) -> str:
+    """The MODEL_CARD's wild section, between markers so a regenerated card keeps it."""
+    rob = out["robustness"]
+    tiers = out["tiers"]
+    pad = next(iter(rob.values()))["padding"]
+    L = [CARD_BEGIN, f"## Wild suite ({out['split']} half): content from producers the corpus "
+         "never saw", "",
+         f"{out['records']} samples of the wild suite's {out['split']} half "
+         f"({out['date']}; `{out['command']}`), picohead and the anchors on the same records in "
+         "one run; the full report is `benchmarks/results/wild.md`. *Accuracy* counts every "
+         "sample (an `unknown` or an absent head is wrong); *confident-wrong* is the share "
+         "answered with a wrong label above the head's threshold.", "",
+         headline(out, corpus), "",
+         "Robustness (share of answers that change; batch: each input alone vs in one batch):", "",
+         "| tier | " + " | ".join(pad) + " | batch-dependent answers | max score difference |",
+         "|---" * (3 + len(pad)) + "|"]
+    for t in tiers:
+        r = rob[t]
+        L.append(f"| {t} | " + " | ".join(
+            f"{_f(100 * v['share']) if v['share'] is not None else '—'} %"
+            for v in r["padding"].values())
+            + f" | {r['batch']['flipped']} of {r['batch']['n']} | {r['batch']['max_score_diff']} |")
+    L += ["", CARD_END]
+    return "\n".join(L) + "\n"
+
+
+def keep_block(old: str, new: str) -> str:
+    """``new`` with the wild block of ``old`` in the same place (after the first section's
+    intro) when ``new`` has none."""
+    if CARD_BEGIN not in old or CARD_BEGIN in new:
+        return new
+    block = old[old.index(CARD_BEGIN):old.index(CARD_END) + len(CARD_END)]
+    return put_block(new, block)
+
+
+def put_block(text: str, block: str) -> str:
+    """``text`` with ``block`` replacing its wild block, or inserted before its first ``## ``."""
+    if CARD_BEGIN in text:
+        a, b = text.index(CARD_BEGIN), text.index(CARD_END) + len(CARD_END)
+        return text[:a] + block.strip() + text[b:]
+    i = text.find("\n## ")
+    if i < 0:
+        return text.rstrip() + "\n\n" + block
+    return text[:i + 1] + block.strip() + "\n\n" + text[i + 1:]

@@ -50,7 +50,7 @@ def label_of(task: str, a: dict[str, Any]) -> Any:
 
 
 def predict(clf: Classifier, suite: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One answer per record, each input classified alone."""
+    """One answer per record (in the records' order), each input classified alone."""
     out = []
     for rec in records:
         r = clf.classify_bytes(blob(suite, rec))
@@ -60,7 +60,7 @@ def predict(clf: Classifier, suite: Path, records: list[dict[str, Any]]) -> list
 
 def robustness(clf: Classifier, suite: Path, records: list[dict[str, Any]],
                base: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per perturbation: how many task answers change against ``base`` (id -> answer)."""
+    """Per perturbation: how many task answers change against ``base`` ("task:id" -> answer)."""
     out: dict[str, dict[str, Any]] = {}
     for name, f in PERTURBATIONS.items():
         changed, n = 0, 0
@@ -68,7 +68,8 @@ def robustness(clf: Classifier, suite: Path, records: list[dict[str, Any]],
         for rec in records:
             a = answer(rec["task"], clf.classify_bytes(f(blob(suite, rec))))
             n += 1
-            before, after = label_of(rec["task"], base[rec["id"]]), label_of(rec["task"], a)
+            before = label_of(rec["task"], base[f"{rec['task']}:{rec['id']}"])
+            after = label_of(rec["task"], a)
             if before != after:
                 changed += 1
                 if len(examples) < 5:

@@ -87,4 +87,26 @@ def test_git_mirror_reads_a_pinned_commit(tmp_path: Path) -> None:
     with pytest.raises(MirrorError, match="git clone --mirror"):
         open_mirror(mirrors, "o/absent")
     assert clone_commands([{"kind": "git", "repo": "o/r", "commit": commit}], "M") == [
-        f"git clone --mirror https://github.com/o/r M/o+r  # needs {commit}"]
+        f"git init -q --bare M/o+r && git -C M/o+r fetch -q --depth 1 https://github.com/o/r "
+        f"{commit}"]
+    # the printed command works: a shallow fetch of the pinned commit is enough to read it
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "init", "-q", "--bare", str(shallow / "o+r")], check=True)
+    subprocess.run(["git", "-C", str(shallow / "o+r"), "fetch", "-q", "--depth", "1",
+                    f"file://{work}", commit], check=True)
+    m2 = open_mirror(shallow, "o/r")
+    assert [r[0] for r in m2.files(commit)] == ["README", "src/a.go"]
+
+
+def test_the_card_block_is_put_once_and_survives_a_regeneration() -> None:
+    from picohead.wild.report import CARD_BEGIN, CARD_END, keep_block, put_block
+
+    card = "# Model card\n\nintro\n\n## Data\n\nrows\n"
+    block = f"{CARD_BEGIN}\n## Wild\n\nfigures\n{CARD_END}\n"
+    once = put_block(card, block)
+    assert once.index(CARD_BEGIN) < once.index("## Data") and once.count(CARD_BEGIN) == 1
+    newer = f"{CARD_BEGIN}\n## Wild\n\nnew figures\n{CARD_END}\n"
+    twice = put_block(once, newer)
+    assert "new figures" in twice and twice.count(CARD_BEGIN) == 1
+    regenerated = keep_block(twice, card.replace("rows", "other rows"))
+    assert "new figures" in regenerated and "other rows" in regenerated
