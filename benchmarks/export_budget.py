@@ -33,15 +33,15 @@ LATENCY_BUDGET_MS = {"tiny": 0.3, "pro": 3.0}
 
 
 def measure(blob: bytes, names: list[str], full: int, runs: int, repeats: int) -> dict:
-    from picohead_exporters import verify
+    from picohead_runtime import scoring
 
-    sess = verify.session(blob, threads=1)
+    sess = scoring.session(blob, threads=1)
     rng = np.random.default_rng(0)
     sample = (
         rng.integers(0, 256, size=(1, full), dtype=np.uint8),
         np.array([full], dtype=np.int64),
     )
-    meds = [verify.latency_ms(sess, names, sample, runs) for _ in range(repeats)]
+    meds = [scoring.latency_ms(sess, names, sample, runs) for _ in range(repeats)]
     return {
         "latency_ms": float(np.median(meds)),
         "latency_ms_min": float(min(meds)),
@@ -85,11 +85,11 @@ def main() -> int:
 
     import torch
 
+    from picohead.export import tier_graph
     from picohead.models import build_model, count_params
     from picohead.models.config import with_full_arch
     from picohead.train import load_model
     from picohead_exporters import graph, quantize
-    from picohead_exporters.export import tier_graph
     from picohead_runtime.model_meta import output_name
     from picohead_runtime.spec import ModelSpec, load_spec
 

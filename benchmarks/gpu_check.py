@@ -38,9 +38,9 @@ def export_random(family: str, tier: str, folder: Path) -> Path:
     import onnx
     import torch
 
+    from picohead.export import tier_graph
     from picohead.models import build_model
     from picohead.models.config import with_full_arch
-    from picohead_exporters.export import tier_graph
     from picohead_runtime.model_meta import META_KEY, ModelMeta
     from picohead_runtime.spec import ModelSpec, load_spec
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from picohead.dataset import load_manifest
 from picohead.evaluate import evaluate_logits
-from picohead.model_card import _session, onnx_logits
+from picohead_runtime import scoring
 from picohead_runtime.spec import ModelSpec
 
 
@@ -79,13 +79,11 @@ def main() -> None:
     if a.other:
         other = _subset_manifest(a.other, a.n_other, a.out.with_suffix(".other.jsonl"))
     for tier, path in new_files.items():
-        from picohead.calibrate import embedded_spec
-
-        spec = embedded_spec(path)
-        sess = _session(path)
+        sess = scoring.open_file(path)
+        spec = sess.meta.spec
         only = ModelSpec.from_dict({**spec.to_dict(), "heads": [head]})
         test = load_manifest(test_path, only, cache_dir=a.cache)
-        logits = onnx_logits(sess, spec, test)
+        logits = scoring.file_logits(sess, test.windows, test.lengths)
         m = evaluate_logits(only, {"licence": logits["licence"]}, test)["licence"]
         pred = logits["licence"].argmax(1)
         y = test.labels["licence"]
@@ -101,11 +99,17 @@ def main() -> None:
                        for g, v in sorted(d.items())} for k, d in by.items()},
         }
         if tier in base_files:
-            old = _session(base_files[tier])
-            old_spec = embedded_spec(base_files[tier])
+            old = scoring.open_file(base_files[tier])
+            old_spec = old.meta.spec
             sets = [test_path] + ([other] if other else [])
             loaded = [load_manifest(mp, spec, cache_dir=a.cache) for mp in sets]
-            outs = [(onnx_logits(sess, spec, d), onnx_logits(old, old_spec, d)) for d in loaded]
+            outs = [
+                (
+                    scoring.file_logits(sess, d.windows, d.lengths),
+                    scoring.file_logits(old, d.windows, d.lengths),
+                )
+                for d in loaded
+            ]
             agree: dict[str, dict[str, float]] = {}
             for h in old_spec.heads:
                 n_same = n_all = 0

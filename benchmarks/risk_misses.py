@@ -20,9 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from picohead.calibrate import embedded_spec
 from picohead.dataset import load_manifest
-from picohead.model_card import _session, onnx_logits
+from picohead_runtime import scoring
 
 NAMES = re.compile(rb"(?i)pass|pwd|secret|cred|token|key|mail|phone|tel|jwt|auth")
 
@@ -34,12 +33,13 @@ def excerpt(raw: bytes, limit: int = 3) -> list[str]:
 
 
 def misses(model: Path, corpus: Path, split: str, flag: str, cache: Path | None) -> dict[str, Any]:
-    spec = embedded_spec(model)
+    loaded = scoring.open_file(model)
+    spec = loaded.meta.spec
     head = next(h for h in spec.heads if h.multilabel)
     j = head.labels.index(flag)  # ValueError names a flag the head does not have
     data = load_manifest(corpus / f"{split}.jsonl", spec, cache_dir=cache)
     data = data.subset(np.flatnonzero(data.label_mask[head.name]))
-    z = onnx_logits(_session(model), spec, data)[head.name][:, j]
+    z = scoring.file_logits(loaded, data.windows, data.lengths)[head.name][:, j]
     p = 1 / (1 + np.exp(-z))
     thr = head.threshold_for(flag)
     truth = data.labels[head.name][:, j] > 0.5

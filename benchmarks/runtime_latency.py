@@ -41,10 +41,10 @@ def export_random_tiny(family: str, tier: str, out_dir: Path) -> Path:
     import onnx
     import torch
 
+    from picohead.export import tier_graph
     from picohead.models import build_model
     from picohead.models.config import with_full_arch
     from picohead_exporters import quantize
-    from picohead_exporters.export import tier_graph
     from picohead_runtime.model_meta import META_KEY, ModelMeta
     from picohead_runtime.spec import ModelSpec, load_spec
 

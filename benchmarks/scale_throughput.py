@@ -48,8 +48,8 @@ def export_content(tiers: list[str], out: Path) -> dict[str, Path]:
     """The content spec's ``tiers`` with random weights, fp32, as ``content-<tier>-fp32.onnx``."""
     import torch
 
+    from picohead.export import export_tier
     from picohead.models import build_model
-    from picohead_exporters import export_tier
     from picohead_runtime.spec import load_spec
 
     spec = load_spec(ROOT / "picohead/recipes/content/spec.json")

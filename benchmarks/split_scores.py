@@ -19,13 +19,15 @@ from typing import Any
 
 from picohead.calibrate import embedded_spec
 from picohead.dataset import load_manifest
-from picohead.evaluate import evaluate_logits, headline
-from picohead.model_card import _file_metrics, _mean_headline, onnx_logits, short_text
+from picohead.evaluate import evaluate_logits, file_metrics, headline, mean_headline
+from picohead.model_card import short_text
+from picohead.run import RunDir
+from picohead_runtime import scoring
 
 
 def run_scores(run: Path, corpus: Path, split: str, cache: Path | None) -> dict[str, Any]:
     """Tier -> {head: accuracy or micro-F1 (%), mean, f1_<flag>, text_lang_50B}."""
-    exported = json.loads((run / "onnx" / "export.json").read_text())
+    exported = json.loads(RunDir(run).export_report.read_text())
     files = {r["tier"]: Path(r["path"]) for r in exported if r["ok"] and r["path"]}
     if not files:
         raise SystemExit(f"{run}: no exported tier (onnx/export.json)")
@@ -35,9 +37,9 @@ def run_scores(run: Path, corpus: Path, split: str, cache: Path | None) -> dict[
     cuts = short_text(data)
     out: dict[str, Any] = {}
     for tier, path in files.items():
-        spec, sess, metrics = _file_metrics(path, data)
+        spec, loaded, metrics = file_metrics(path, data)
         row: dict[str, Any] = {h: round(headline(m) * 100, 2) for h, m in metrics.items()}
-        row["mean"] = round(_mean_headline(metrics) * 100, 2)
+        row["mean"] = round(mean_headline(metrics) * 100, 2)
         for head in spec.heads:
             if head.multilabel and head.name in metrics:
                 for lab, c in metrics[head.name]["per_class"].items():
@@ -46,7 +48,7 @@ def run_scores(run: Path, corpus: Path, split: str, cache: Path | None) -> dict[
                 if "lookalikes_flagged" in metrics[head.name]:
                     row["lookalikes_flagged"] = metrics[head.name]["lookalikes_flagged"]
         if len(cuts) and "text_lang" in spec.head_names:
-            m50 = evaluate_logits(spec, onnx_logits(sess, spec, cuts), cuts)
+            m50 = evaluate_logits(spec, scoring.file_logits(loaded, cuts.windows, cuts.lengths), cuts)
             row["text_lang_50B"] = round(headline(m50["text_lang"]) * 100, 2)
         out[tier] = row
     return out

@@ -23,7 +23,8 @@ import torch.nn.functional as F
 from picohead.dataset import WindowData, load_manifest, split_by_source
 from picohead.evaluate import evaluate_logits
 from picohead.models import build_model
-from picohead.train import RUN_VERSION, batch_tensors, load_model, read_run_config, write_run_config
+from picohead.run import RUN_VERSION, RunDir
+from picohead.train import batch_tensors, load_model
 from picohead_runtime.spec import HeadSpec, ModelSpec, SpecError
 
 log = logging.getLogger(__name__)
@@ -108,11 +109,12 @@ def add_head(
     source: str = "head spec",
 ) -> dict[str, Any]:
     """Train the new head(s) on ``run_dir``'s frozen trunk and write a new run to ``out_dir``."""
-    run_dir, out = Path(run_dir), Path(out_dir)
-    if (out / "best.pt").exists():
+    run_dir, new_run = Path(run_dir), RunDir(out_dir)
+    out = new_run.path
+    if new_run.best.exists():
         raise FileExistsError(f"{out} already holds a run; choose a new --out")
     old_model, old_spec = load_model(run_dir)
-    _, cfg, info = read_run_config(run_dir)
+    _, cfg, info = RunDir(run_dir).read_config()
     spec = parse_new_heads(head_doc, old_spec, source)
     new_heads = [h for h in spec.heads if h.name not in old_spec.head_names]
     model = build_model(spec)
@@ -162,7 +164,7 @@ def add_head(
             "standardize": standardize,
         },
     }
-    write_run_config(out, spec, cfg, info)
+    new_run.write_config(spec, cfg, info)
     state = {
         "format_version": RUN_VERSION,
         "model": model.state_dict(),
@@ -170,7 +172,7 @@ def add_head(
         "step": 0,
         "score": -1.0,
     }
-    torch.save(state, out / "best.pt")
+    torch.save(state, new_run.best)
     (out / "add_head_metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
     log.info("added heads %s to %s -> %s", [h.name for h in new_heads], run_dir, out)
     return {

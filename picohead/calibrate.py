@@ -176,12 +176,13 @@ def calibrate_files(
     min_f1: float = MIN_F1,
 ) -> dict[str, Any]:
     """Calibrate every tier's file in place (from its own embedded spec); tier -> head -> report."""
-    from picohead.model_card import _session, onnx_logits
+    from picohead_runtime import scoring
 
     out = {}
     for tier, path in files.items():
-        spec = embedded_spec(path)
-        logits = onnx_logits(_session(path), spec, val)
+        model = scoring.open_file(path)
+        spec = model.meta.spec
+        logits = scoring.file_logits(model, val.windows, val.lengths)
         new_spec, report = calibrate_spec(spec, logits, val, min_coverage, min_f1)
         write_thresholds(path, new_spec, rule(min_coverage, min_f1))
         out[tier] = {"report": report, "spec": json.loads(new_spec.to_json())}

@@ -26,7 +26,7 @@ COMMANDS: dict[str, str] = {
     "data": "picohead.data.cli:data",
     "classify": "picohead_runtime._click:classify_cmd",
     "bench": "picohead_runtime._click:bench_cmd",
-    "export": "picohead_exporters.cli:export_cmd",
+    "export": "picohead.export_cli:export_cmd",
     "inspect": "picohead_exporters.cli:inspect_cmd",
     "scan": "picohead.scan_cli:scan_cmd",
 }

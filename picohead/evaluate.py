@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -229,3 +230,42 @@ def write_report(report: dict[str, Any], out_dir: Path, name: str = "eval") -> t
     j.write_text(json.dumps(report, indent=1) + "\n")
     md.write_text(to_markdown(report))
     return j, md
+
+
+def compact_metrics(
+    spec: ModelSpec,
+    probs: Sequence[np.ndarray],
+    labels: Mapping[str, np.ndarray],
+    masks: Mapping[str, np.ndarray],
+) -> dict[str, Any]:
+    """Compact validation metrics per head from probabilities (an exported file's outputs):
+    accuracy or micro-F1, macro-F1, n; what the exporter writes into each file's metadata."""
+    out: dict[str, Any] = {}
+    for h, p in zip(spec.heads, probs):
+        m = masks[h.name]
+        if not m.any():
+            continue
+        if h.multilabel:
+            q = np.clip(p[m].astype(np.float64), 1e-12, 1 - 1e-12)
+            full = multilabel_metrics(h, np.log(q / (1 - q)), labels[h.name][m])
+            out[h.name] = {k: full[k] for k in ("n", "micro_f1", "macro_f1", "exact_match")}
+        else:
+            full = softmax_metrics(h, p[m], labels[h.name][m])
+            out[h.name] = {k: full[k] for k in ("n", "accuracy", "macro_f1")}
+    return out
+
+
+def file_metrics(path: Path, data: WindowData) -> tuple[ModelSpec, Any, dict[str, Any]]:
+    """An exported file's embedded spec (its calibrated thresholds), the loaded file
+    (:class:`picohead_runtime.model.LoadedModel`), and its per-head metrics on ``data``."""
+    from picohead_runtime import scoring
+
+    model = scoring.open_file(path)
+    spec = model.meta.spec
+    logits = scoring.file_logits(model, data.windows, data.lengths)
+    return spec, model, evaluate_logits(spec, logits, data)
+
+
+def mean_headline(metrics: dict[str, Any]) -> float:
+    """The mean of every head's headline score: what the recipe chooses families by."""
+    return float(np.mean([headline(m) for m in metrics.values()]))

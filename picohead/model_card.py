@@ -20,42 +20,17 @@ import numpy as np
 
 from picohead.calibrate import MIN_F1
 from picohead.dataset import WindowData
-from picohead.evaluate import evaluate_logits, headline, per_class_table
+from picohead.evaluate import (
+    evaluate_logits,
+    file_metrics,
+    headline,
+    mean_headline,
+    per_class_table,
+)
+from picohead_runtime import scoring
 from picohead_runtime.spec import ModelSpec
 
 log = logging.getLogger(__name__)
-
-
-def _session(path: Path, threads: int = 2) -> Any:
-    import onnxruntime as ort
-
-    from picohead_runtime.model import session_options
-
-    return ort.InferenceSession(
-        str(path), session_options(threads), providers=["CPUExecutionProvider"]
-    )
-
-
-def onnx_logits(
-    sess: Any, spec: ModelSpec, data: WindowData, batch: int = 256
-) -> dict[str, np.ndarray]:
-    """Per-head scores as logits (the file outputs probabilities; metrics take logits)."""
-    names = [o.name for o in sess.get_outputs()]
-    chunks: dict[str, list[np.ndarray]] = {n: [] for n in names}
-    order = np.argsort(data.lengths, kind="stable")
-    for s in range(0, len(data), batch):
-        idx = order[s : s + batch]
-        lengths = data.lengths[idx]
-        w = np.ascontiguousarray(data.windows[idx, : max(1, int(lengths.max()))])
-        for n, v in zip(names, sess.run(None, {"bytes": w, "lengths": lengths})):
-            chunks[n].append(v)
-    inv = np.empty(len(data), dtype=np.int64)
-    inv[order] = np.arange(len(data))
-    out = {}
-    for h in spec.heads:
-        p = np.concatenate(chunks[f"prob_{h.name}"])[inv].astype(np.float64).clip(1e-9, 1 - 1e-9)
-        out[h.name] = np.log(p / (1 - p)) if h.multilabel else np.log(p)
-    return out
 
 
 def short_text(data: WindowData, n_bytes: int = 50) -> WindowData:
@@ -76,27 +51,12 @@ def short_text(data: WindowData, n_bytes: int = 50) -> WindowData:
     return sub.subset(keep)
 
 
-def latency_ms(sess: Any, length: int = 2048, runs: int = 300) -> float:
-    """Median warm single-sample latency at ``length`` bytes (the exporter's measurement)."""
-    from picohead_exporters.verify import latency_ms as session_latency
-
+def latency_ms(model: Any, length: int = 2048, runs: int = 300) -> float:
+    """Median warm single-sample latency of a loaded file at ``length`` bytes (the exporter's
+    measurement)."""
     x = np.random.default_rng(0).integers(0, 256, (1, length), dtype=np.uint8)
-    names = [o.name for o in sess.get_outputs()]
-    return session_latency(sess, names, (x, np.array([length], dtype=np.int64)), runs=runs)
-
-
-def _file_metrics(path: Path, data: WindowData) -> tuple[ModelSpec, Any, dict[str, Any]]:
-    """A tier file's embedded spec (its calibrated thresholds), session, and per-head metrics on
-    ``data``."""
-    from picohead.calibrate import embedded_spec
-
-    spec = embedded_spec(path)
-    sess = _session(path)
-    return spec, sess, evaluate_logits(spec, onnx_logits(sess, spec, data), data)
-
-
-def _mean_headline(metrics: dict[str, Any]) -> float:
-    return float(np.mean([headline(m) for m in metrics.values()]))
+    sample = (x, np.array([length], dtype=np.int64))
+    return scoring.latency_ms(model.session, model.output_names, sample, runs=runs)
 
 
 def onnx_test_report(files: dict[str, Path], spec: ModelSpec, test: WindowData) -> dict[str, Any]:
@@ -107,19 +67,21 @@ def onnx_test_report(files: dict[str, Path], spec: ModelSpec, test: WindowData) 
 
     out: dict[str, Any] = {}
     for tier, path in files.items():
-        spec, sess, full = _file_metrics(path, test)
+        spec, model, full = file_metrics(path, test)
         subsets = {
-            k: evaluate_logits(spec, onnx_logits(sess, spec, d), d) if len(d) else {}
+            k: evaluate_logits(spec, scoring.file_logits(model, d.windows, d.lengths), d)
+            if len(d)
+            else {}
             for k, d in short.items()
         }
-        one = _session(path, threads=1)
+        one = scoring.open_file(path, threads=1)
         out[tier] = {
             "file": str(path),
             "bytes": path.stat().st_size,
             "latency_ms_2kb_1thread": latency_ms(one),
             "heads": full,
             "short": subsets,
-            "mean_headline": _mean_headline(full),
+            "mean_headline": mean_headline(full),
         }
     return out
 
@@ -132,7 +94,7 @@ def onnx_val_scores(files: dict[str, Path], val: WindowData) -> dict[str, Any]:
         tier: {
             "file": str(path),
             "n": len(val),
-            "mean_headline": _mean_headline(_file_metrics(path, val)[2]),
+            "mean_headline": mean_headline(file_metrics(path, val)[2]),
         }
         for tier, path in files.items()
     }

@@ -27,7 +27,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -39,74 +39,11 @@ from tqdm import tqdm
 from picohead.dataset import WindowData
 from picohead.models import Model, build_model
 from picohead.models.config import with_full_arch
+from picohead.run import RUN_VERSION, RunDir
+from picohead.train_config import DEFAULT_LR, TrainConfig
 from picohead_runtime.spec import ModelSpec
 
 log = logging.getLogger(__name__)
-RUN_FORMAT = "picohead-run"
-RUN_VERSION = 1
-# The hashed-n-gram table learns best with a much larger step (byteSteady used SGD at 0.1).
-DEFAULT_LR = {"bytes": 3e-3, "steady": 3e-2}
-
-
-@dataclass
-class TrainConfig:
-    """Training settings (the architecture lives in the spec's ``arch``)."""
-
-    steps: int = 2000  # optimizer steps (``epochs`` overrides it when set)
-    epochs: float | None = None  # passes over the training set
-    batch_size: int = 64
-    lr: float | None = None  # peak learning rate (None: the family's default, see DEFAULT_LR)
-    weight_decay: float = 0.01
-    warmup: int = 100  # linear warmup steps, then cosine decay to lr * min_lr_ratio
-    min_lr_ratio: float = 0.05
-    clip: float = 1.0  # gradient-norm clipping
-    seed: int = 0
-    eval_every: int = 200  # validate every N steps
-    patience: int = 6  # stop after this many validations without improvement (0: never)
-    max_eval: int = 4000  # validation samples used during training (full set in `picohead eval`)
-    tier_sampling: str = "sandwich"  # "sandwich" (largest + smallest + one random) or "all"
-    # Loss weight per tier (tiers not named: 1.0), e.g. {"tiny": 2.0} to favour the smallest tier
-    # where the tiers share one table; multiplies the tier's head losses and its distillation.
-    tier_weights: dict[str, float] = field(default_factory=dict)
-    distill: float = 0.0  # weight of distillation from the largest tier (0: off)
-    distill_temperature: float = 2.0
-    threads: int = 0  # torch intra-op threads (0: torch's default)
-    # Short-input augmentation: this share of each batch is cut to crop_min..crop_max bytes (half at
-    # offset 0, keeping every label but the risk flags, whose evidence may be cut away; half at a
-    # random offset, keeping only the language heads, which a random excerpt still answers).
-    crop_prob: float = 0.0
-    crop_min: int = 8
-    crop_max: int = 256
-    # Multilabel heads whose crops are relabelled instead of dropped: head name -> "module:function"
-    # called as f(excerpt_bytes, positive_label_names) -> the excerpt's label names, or None to
-    # leave the row unlabelled (e.g. {"risk": "picohead.data.risk:relabel_excerpt"}).
-    crop_relabel: dict[str, str] = field(default_factory=dict)
-    # Multilabel heads whose flagged rows are rewritten before cropping: head name ->
-    # "module:function" called as f(window_bytes, positive_label_names, random.Random) -> bytes of
-    # the same length, on an ``augment_prob`` share of those rows (e.g. {"risk":
-    # "picohead.data.risk:refresh_secrets"}: fresh random bodies for the planted secrets each time
-    # a sample is drawn, so longer training cannot memorise the training keys).
-    augment: dict[str, str] = field(default_factory=dict)
-    augment_prob: float = 1.0
-    # Multilabel heads into whose rows without a flag something is planted: head name ->
-    # "module:function" called as f(window_bytes, positive_label_names, random.Random) -> (bytes
-    # of the same length, the new label names) or None to leave the row, on a ``plant_prob``
-    # share of those rows (e.g. {"risk": "picohead.data.risk:plant_secret"}: fresh secrets and
-    # look-alikes under shared names in any host, so the head learns values, not field names).
-    plant: dict[str, str] = field(default_factory=dict)
-    plant_prob: float = 0.0
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
-
-    def total_steps(self, n_train: int, world_size: int = 1) -> int:
-        if self.epochs is not None:
-            return max(1, math.ceil(self.epochs * n_train / (self.batch_size * world_size)))
-        return self.steps
-
-
 def lr_at(step: int, total: int, cfg: TrainConfig) -> float:
     assert cfg.lr is not None
     if step < cfg.warmup:
@@ -426,36 +363,18 @@ def _score(val: dict[str, dict[str, float]]) -> float:
 def write_run_config(
     out: Path, spec: ModelSpec, cfg: TrainConfig, data_info: dict[str, Any]
 ) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    doc = {
-        "format": RUN_FORMAT,
-        "version": RUN_VERSION,
-        "spec": spec.to_dict(),
-        "train": asdict(cfg),
-        "data": data_info,
-    }
-    (out / "config.json").write_text(json.dumps(doc, indent=2) + "\n")
+    RunDir(out).write_config(spec, cfg, data_info)
 
 
 def read_run_config(run_dir: Path) -> tuple[ModelSpec, TrainConfig, dict[str, Any]]:
-    path = Path(run_dir) / "config.json"
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: not a picohead run ({e})") from None
-    if doc.get("format") != RUN_FORMAT or doc.get("version") != RUN_VERSION:
-        raise ValueError(f"{path}: not a picohead run config of version {RUN_VERSION}")
-    spec = ModelSpec.from_dict(doc["spec"], source=str(path))
-    return spec, TrainConfig.from_dict(doc["train"]), doc.get("data", {})
+    return RunDir(run_dir).read_config()
 
 
 def load_model(run_dir: Path, *, which: str = "best") -> tuple[Model, ModelSpec]:
     """The run's model with its best (or latest) weights, in eval mode."""
-    spec, _, _ = read_run_config(run_dir)
-    path = Path(run_dir) / ("best.pt" if which == "best" else "checkpoint.pt")
-    if which == "best" and not path.exists():
-        path = Path(run_dir) / "checkpoint.pt"
-    state = torch.load(path, map_location="cpu", weights_only=True)
+    run = RunDir(run_dir)
+    spec, _, _ = run.read_config()
+    state = torch.load(run.weights(which), map_location="cpu", weights_only=True)
     model = build_model(spec)
     model.load_state_dict(state["model"])
     return model.eval(), spec
@@ -481,10 +400,11 @@ def train(
     from picohead import distributed as D
 
     world = D.init_from_env()
-    out = Path(out_dir)
-    ckpt_path = out / "checkpoint.pt"
+    run = RunDir(out_dir)
+    out = run.path
+    ckpt_path = run.checkpoint
     if resume and ckpt_path.exists():
-        spec, cfg, data_info = read_run_config(out)
+        spec, cfg, data_info = run.read_config()
     else:
         if ckpt_path.exists():
             raise FileExistsError(f"{out} already holds a run; pass --resume or choose a new --out")
@@ -493,7 +413,7 @@ def train(
         if cfg.lr is None:
             cfg = TrainConfig.from_dict({**asdict(cfg), "lr": DEFAULT_LR[spec.family]})
         if world.main:
-            write_run_config(out, spec, cfg, {**(data_info or {}), "world_size": world.size})
+            run.write_config(spec, cfg, {**(data_info or {}), "world_size": world.size})
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
@@ -530,7 +450,7 @@ def train(
     bar = tqdm(
         total=total, initial=step, disable=not (progress and world.main), desc="train", unit="step"
     )
-    metrics_f = open(out / "metrics.jsonl", "a") if world.main else None
+    metrics_f = open(run.metrics, "a") if world.main else None
     t_last, samples, loss_sum, loss_n = time.time(), 0, 0.0, 0
     stopped_early = False
     multilabel = {h.name for h in spec.heads if h.multilabel}
@@ -594,7 +514,7 @@ def train(
                     rate = samples / max(1e-9, now - t_last)
                     if score > best:
                         best, bad = score, 0
-                        save(out / "best.pt", {"step": step, "score": score})
+                        save(run.best, {"step": step, "score": score})
                     else:
                         bad += 1
                     rec = {
@@ -635,8 +555,8 @@ def train(
         bar.close()
         if metrics_f is not None:
             metrics_f.close()
-    if world.main and not (out / "best.pt").exists():
-        save(out / "best.pt", {"step": step, "score": best})
+    if world.main and not run.best.exists():
+        save(run.best, {"step": step, "score": best})
     D.shutdown(world)
     return {
         "run_dir": str(out),

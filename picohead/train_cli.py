@@ -10,18 +10,8 @@ from pathlib import Path
 
 import click
 
+from picohead.options import tier_or_all, windows_cache
 from picohead_runtime.spec import SpecError, load_spec
-
-# --cache of the commands that read manifests (eval, add-head, calibrate); train's own --cache
-# also names the recipe's cache root.
-windows_cache = click.option(
-    "--cache",
-    "cache_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("cache/windows"),
-    show_default=True,
-    help="Cache of preprocessed windows.",
-)
 
 
 def _manifests(data: Path, val: Path | None) -> tuple[Path, Path | None]:
@@ -119,10 +109,8 @@ def train_cmd(
     With --recipe NAME, run the whole reproduction instead: build the corpus if missing, train the
     recipe's families (resuming), export every tier, evaluate on the test split, choose per tier.
     """
-    from picohead.dataset import ManifestError, load_manifest, split_by_source
-    from picohead.train import TrainConfig, read_run_config, train
-
     if recipe:
+        _refuse_with_recipe(overrides, spec_path=spec_path, val=val, resume=resume)
         from picohead.data.requirements import missing
         from picohead.pipeline import run_recipe
 
@@ -146,15 +134,52 @@ def train_cmd(
         )
         click.echo(json.dumps(result, indent=1))
         return
+    if bundle is not None or allow_missing_encoders:
+        raise click.UsageError("--bundle and --allow-missing-encoders go with --recipe")
     if out_dir is None:
         raise click.UsageError("--out RUN_DIR is required")
+    _train_run(spec_path, data, val, out_dir, family, resume, cache_dir, overrides)
+
+
+def _refuse_with_recipe(overrides: dict[str, object], **given: object) -> None:
+    """The recipe takes its settings from its own train.json: a flag it would ignore is an error."""
+    ignored = [f"--{k.replace('_', '-')}" for k, v in overrides.items() if v is not None]
+    ignored += [f"--{k.replace('_', '-')}" for k, v in given.items() if v not in (None, False)]
+    if ignored:
+        raise click.UsageError(
+            f"{', '.join(sorted(ignored))}: not used with --recipe (its settings come from the "
+            "recipe's train.json; --data, --out, --family, --cache and --bundle apply)"
+        )
+
+
+def _train_run(
+    spec_path: Path | None,
+    data: Path | None,
+    val: Path | None,
+    out_dir: Path,
+    family: str | None,
+    resume: bool,
+    cache_dir: Path,
+    overrides: dict[str, object],
+) -> None:
+    """One run: new (spec, data and settings from flags) or resumed (all from the run)."""
+    from picohead.dataset import ManifestError, load_manifest
+    from picohead.run import RunDir, Validation
+    from picohead.train import TrainConfig, train
+
+    run = RunDir(out_dir)
     try:
-        if resume and (out_dir / "checkpoint.pt").exists():
-            spec, cfg, info = read_run_config(out_dir)
-            train_path, val_path = (
-                Path(info["train"]),
-                (Path(info["val"]) if info.get("val") else None),
-            )
+        if resume and run.has_checkpoint():
+            given = {"spec": spec_path, "data": data, "val": val, "family": family, **overrides}
+            ignored = [f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None]
+            if ignored:
+                raise click.UsageError(
+                    f"{', '.join(sorted(ignored))}: not used with --resume (a resumed run takes "
+                    "its spec, data and settings from the run)"
+                )
+            spec, cfg, info = run.read_config()
+            train_path = Path(info["train"])
+            policy = run.validation()
         else:
             if spec_path is None or data is None:
                 raise click.UsageError("--spec and --data are required for a new run")
@@ -163,17 +188,23 @@ def train_cmd(
                 d = spec.to_dict()
                 d["family"], d["arch"] = family, {}
                 spec = type(spec).from_dict(d)
-            cfg = TrainConfig.from_dict({k: v for k, v in overrides.items() if v is not None})
+            cfg = TrainConfig.from_dict(
+                {k: v for k, v in overrides.items() if v is not None}, source="command line"
+            )
             train_path, val_path = _manifests(data, val)
+            policy = Validation(
+                manifest=str(val_path.resolve()) if val_path else None, seed=cfg.seed
+            )
         train_data = load_manifest(train_path, spec, cache_dir=cache_dir)
-        if val_path is not None:
-            val_data = load_manifest(val_path, spec, cache_dir=cache_dir)
+        if policy.manifest is not None:
+            val_data = load_manifest(policy.manifest, spec, cache_dir=cache_dir)
         else:
-            train_data, val_data = split_by_source(train_data, 0.1, seed=cfg.seed)
+            train_data, val_data = policy.split(train_data)
         info = {
             "train": str(train_path.resolve()),
             "train_sha256": train_data.data_hash,
-            "val": str(val_path.resolve()) if val_path else None,
+            "val": policy.manifest,
+            "validation": policy.record(),
             "n_train": len(train_data),
             "n_val": len(val_data),
         }
@@ -201,12 +232,7 @@ def train_cmd(
     type=click.Path(exists=True, path_type=Path),
     help="Manifest to evaluate on (a corpus folder means its test.jsonl).",
 )
-@click.option(
-    "--tier",
-    default="all",
-    show_default=True,
-    help="A tier of the run's spec (by default: tiny, small, base, pro), or 'all'.",
-)
+@tier_or_all
 @click.option(
     "--out",
     "out_dir",
@@ -221,6 +247,7 @@ def eval_cmd(
     """Evaluate a run per head and per tier: accuracy, macro-F1, per-class scores, confusions."""
     from picohead.dataset import ManifestError, load_manifest
     from picohead.evaluate import evaluate_run, to_markdown, write_report
+    from picohead.run import RunDir
     from picohead.train import load_model
 
     try:
@@ -230,7 +257,7 @@ def eval_cmd(
         wd = load_manifest(path, spec, cache_dir=cache_dir)
         report = evaluate_run(model, spec, wd, tiers)
         report["manifest"] = str(path)
-        write_report(report, out_dir or run_dir / "eval", name=f"eval-{path.stem}")
+        write_report(report, out_dir or RunDir(run_dir).eval_dir, name=f"eval-{path.stem}")
     except (SpecError, ManifestError, ValueError, OSError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)

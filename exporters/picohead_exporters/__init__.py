@@ -1,9 +1,9 @@
 """picohead_exporters: compile trained picohead tiers into single-file, verified ONNX models.
 
-``export_run(run_dir, tiers=..., out_dir=..., precision=..., target=..., calib=...)`` exports a
-trained run; ``export_tier(model, spec, tier, ...)`` exports one tier of an in-memory model;
-``inspect_model(path)`` reads a file's embedded metadata back. Importing this package does not
-import torch (the export functions import it when called).
+``export_module(module, spec, tier, reference=..., data=..., metrics=..., ...)`` exports one tier
+given as a torch module (``picohead.export`` builds it from a trained model or run);
+``inspect_model(path)`` reads a file's embedded metadata back. This package never imports
+``picohead``; importing it does not import torch (the export functions import it when called).
 """
 
 from __future__ import annotations
@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, Any
 from picohead_exporters.errors import ExportError, GateError
 
 if TYPE_CHECKING:
-    from picohead_exporters.export import ExportReport, export_run, export_tier
+    from picohead_exporters.export import ExportReport, export_module
     from picohead_exporters.inspect import inspect_model
 
 _LAZY = {
     "ExportReport": "picohead_exporters.export",
-    "export_run": "picohead_exporters.export",
-    "export_tier": "picohead_exporters.export",
+    "export_module": "picohead_exporters.export",
     "inspect_model": "picohead_exporters.inspect",
 }
 
@@ -32,4 +31,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'picohead_exporters' has no attribute {name!r}")
 
 
-__all__ = ["ExportError", "GateError", "ExportReport", "export_run", "export_tier", "inspect_model"]
+__all__ = ["ExportError", "GateError", "ExportReport", "export_module", "inspect_model"]

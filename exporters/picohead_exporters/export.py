@@ -1,30 +1,36 @@
-"""The compiler: one trained tier -> one self-contained, optimized, quantized, verified ONNX file.
+"""The compiler: one torch module of one tier -> one self-contained, optimized, quantized,
+verified ONNX file.
 
-Pipeline per tier: slice the tier (its weights only) -> ``torch.onnx.export(dynamo=True)`` with a
+The caller (``picohead.export``) hands over the module (the tier sliced to its own weights), the
+torch reference it must match, the spec, the gates' samples and a function for the metadata's
+metrics; this package never imports ``picohead``.
+
+Pipeline per tier: ``torch.onnx.export(dynamo=True)`` with a
 dynamic batch and length -> assert both stayed symbolic -> strip debug metadata -> onnxscript
 optimizer -> fp32 parity gate against the torch model -> int8 (dynamic, a ladder of settings; the
 first that passes the gates wins) or fp16 -> quantization gates -> metadata (the runtime contract in
 ``picohead_runtime.model_meta``) -> one file, written only when every gate passed.
 
-What it does not do: train, calibrate thresholds, or load models for inference (the runtime does).
+What it does not do: train, read run folders or manifests, calibrate thresholds, or load models
+for inference (the runtime does).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import onnx
 
 from picohead_exporters import graph, quantize, verify
 from picohead_exporters.errors import ExportError, GateError
+from picohead_runtime import scoring
 from picohead_runtime.model_meta import (
     INPUT_BYTES,
     INPUT_LENGTHS,
@@ -32,7 +38,6 @@ from picohead_runtime.model_meta import (
     PRECISIONS,
     TARGETS,
     ModelMeta,
-    output_name,
 )
 from picohead_runtime.spec import ModelSpec
 
@@ -94,56 +99,50 @@ def _synthetic(spec: ModelSpec, n: int = 64, seed: int = 0) -> tuple[np.ndarray,
     return windows, lengths
 
 
-def tier_graph(model: Any, spec: ModelSpec, tier: str) -> onnx.ModelProto:
-    """The fp32, stripped, optimized ONNX graph of ``tier`` (its sliced weights only); no gates."""
+def module_graph(module: Any, spec: ModelSpec) -> onnx.ModelProto:
+    """The fp32, stripped, optimized ONNX graph of ``module`` (``(bytes, lengths) -> one
+    probability tensor per head of spec``); no gates."""
     import torch
 
-    from picohead.models import TierProbs, slice_tier
-
-    sliced, sliced_spec = slice_tier(model.eval(), spec, tier)
-    if hasattr(sliced, "use_bag"):
-        sliced.use_bag = False  # gather + matmul with Mod/Div hashing: the ONNX-friendly path
-    module = TierProbs(sliced, sliced_spec, tier).eval()
-    names = [output_name(h.name) for h in spec.heads]
+    names = scoring.output_names(spec)
     example = (
         torch.randint(0, 256, (2, 37), dtype=torch.uint8),
         torch.tensor([37, 5], dtype=torch.int64),
     )
     fp32 = graph.torch_to_onnx(
-        module, example, input_names=[INPUT_BYTES, INPUT_LENGTHS], output_names=names
+        module.eval(), example, input_names=[INPUT_BYTES, INPUT_LENGTHS], output_names=names
     )
     fp32 = graph.optimize(graph.strip_debug(fp32))
     graph.check_symbolic_inputs(fp32, [INPUT_BYTES, INPUT_LENGTHS], names)
     return graph.compact_names(graph.merge_parallel_linears(fp32))
 
 
-def export_tier(
-    model: Any,
-    spec: ModelSpec,
-    tier: str,
-    *,
-    out: str | os.PathLike[str] | None = None,
-    precision: str = "int8",
-    target: str = "cpu",
-    val: Any = None,
-    data_sha256: str = "",
-    data_name: str = "",
-    latency_runs: int = 200,
-    raise_on_fail: bool = True,
-) -> ExportReport:
-    """Export ``tier`` of a trained ``model`` (``picohead.models``) to one ONNX file.
+class Samples(Protocol):
+    """What the gates run on, handed over by the caller (training's validation split): windows
+    ``uint8[n, window]``, ``lengths`` ``int64[n]`` and, per head, labels and a label mask."""
 
-    ``out`` is a file path, or a folder (the file is then ``<name>-<tier>-<precision>.onnx``), or
-    None (verify only, write nothing). ``val`` is a :class:`picohead.dataset.WindowData` for the
-    gates and the metadata's metrics; without it the gates run on random bytes and the accuracy
-    gate is skipped. A missed gate raises :class:`GateError` (``raise_on_fail``) or returns a report
-    with ``ok=False``; either way no file is written.
-    """
-    import torch
+    windows: np.ndarray
+    lengths: np.ndarray
+    labels: Mapping[str, np.ndarray]
+    label_mask: Mapping[str, np.ndarray]
 
-    from picohead import __version__
-    from picohead.models import TierProbs
+    def __len__(self) -> int: ...
 
+
+Metrics = Callable[[Sequence[np.ndarray]], dict[str, Any]]
+
+
+@dataclass
+class _Gates:
+    """The inputs of every gate of one export."""
+
+    windows: np.ndarray
+    lengths: np.ndarray
+    labels: Mapping[str, np.ndarray] | None
+    masks: Mapping[str, np.ndarray] | None
+
+
+def _check_request(spec: ModelSpec, tier: str, precision: str, target: str) -> None:
     if precision not in PRECISIONS:
         raise ExportError(f"precision {precision!r} is not one of {', '.join(PRECISIONS)}")
     if target not in TARGETS:
@@ -153,39 +152,39 @@ def export_tier(
             "--target cuda writes fp16 or fp32: integer ops fall back to the CPU under the CUDA EP"
         )
     spec.check_tier(tier)
-    t0 = time.perf_counter()
-    report = ExportReport(tier=tier, family=spec.family, precision=precision, target=target)
-    names = [output_name(h.name) for h in spec.heads]
-    model = model.eval()
 
-    # The torch reference is the model as trained (full width); the file holds the sliced tier.
-    reference = TierProbs(model, spec, tier).eval()
-    fp32 = tier_graph(model, spec, tier)
 
-    # -- inputs for the gates --
-    if val is not None and len(val):
-        windows, lengths = val.windows, val.lengths
-        labels, masks = val.labels, val.label_mask
-        report.data = data_name or "validation data"
+def _gate_inputs(spec: ModelSpec, data: Samples | None, name: str, report: ExportReport) -> _Gates:
+    if data is not None and len(data):
+        gates = _Gates(data.windows, data.lengths, data.labels, data.label_mask)
+        report.data = name or "validation data"
     else:
         windows, lengths = _synthetic(spec)
-        labels = masks = None
+        gates = _Gates(windows, lengths, None, None)
         report.data = "synthetic random bytes (no validation data given)"
-    report.n_samples = int(len(lengths))
+    report.n_samples = int(len(gates.lengths))
+    return gates
+
+
+def _fp32_parity(
+    reference: Any, fp32: onnx.ModelProto, spec: ModelSpec, g: _Gates, report: ExportReport
+) -> list[np.ndarray]:
+    """Gate 1, the fp32 graph against the torch reference; returns the graph's outputs."""
+    import torch
+
+    names = scoring.output_names(spec)
 
     def torch_fn(data: np.ndarray, lens: np.ndarray) -> list[np.ndarray]:
         with torch.no_grad():
             outs = reference(torch.from_numpy(data), torch.from_numpy(lens))
         return [o.numpy() for o in outs]
 
-    # -- gate 1: fp32 ONNX vs torch --
     fp32_bytes = fp32.SerializeToString()
-    sess32 = verify.session(fp32_bytes, threads=1)
-    run32 = verify.ort_predict(sess32, names)
-    for case, (data, lens) in verify.parity_cases(windows, lengths, spec.window.size).items():
+    run32 = verify.ort_predict(scoring.session(fp32_bytes, threads=1), names)
+    for case, (data, lens) in verify.parity_cases(g.windows, g.lengths, spec.window.size).items():
         report.parity[case] = verify.max_abs_diff(torch_fn(data, lens), run32(data, lens))
-    ref_val = verify.predict_all(torch_fn, windows, lengths, len(names))
-    out32 = verify.predict_all(run32, windows, lengths, len(names))
+    ref_val = verify.predict_all(torch_fn, g.windows, g.lengths, len(names))
+    out32 = verify.predict_all(run32, g.windows, g.lengths, len(names))
     report.parity["validation-set"] = verify.max_abs_diff(ref_val, out32)
     report.parity_max = max(report.parity.values())
     report.fp32_size_bytes = len(fp32_bytes)
@@ -195,50 +194,72 @@ def export_tier(
             f"fp32 parity: max |Δprob| vs torch {report.parity_max:.3g} > {verify.PARITY_TOL} "
             f"(worst case {worst})"
         )
+    return out32
 
-    # -- precision --
-    final, final_out = fp32, out32
-    if not report.failures and precision != "fp32":
-        candidates: Sequence[tuple[str, Any]]
-        if precision == "int8":
-            candidates = [(c.name, c) for c in quantize.INT8_LADDER]
-        else:
-            candidates = [("fp16", None)]
-        for cname, cfg in candidates:
-            try:
-                q = quantize.quantize_int8(fp32, cfg) if cfg else quantize.convert_fp16(fp32)
-                qrun = verify.ort_predict(verify.session(q.SerializeToString()), names)
-                qout = verify.predict_all(qrun, windows, lengths, len(names))
-            except Exception as e:  # an ORT quantizer or session failure: try the next setting
-                report.quant_tried[cname] = [f"{type(e).__name__}: {e}"]
-                continue
-            heads = verify.compare_heads(spec, out32, qout, labels, masks)
-            fails = verify.gate_failures(heads, cname)
-            report.quant_tried[cname] = fails
-            if not report.quant:
-                report.quant = heads  # the first setting's figures, if none passes
-            if not fails:
-                final, final_out, report.quant, report.quant_config = q, qout, heads, cname
-                break
-        else:
-            report.failures.append(
-                f"{precision}: no setting passed the gates; tried: "
-                + "; ".join(f"{k}: {', '.join(v) or 'ok'}" for k, v in report.quant_tried.items())
-            )
 
-    # -- figures, metadata --
+def _lower_precision(
+    fp32: onnx.ModelProto,
+    out32: list[np.ndarray],
+    spec: ModelSpec,
+    precision: str,
+    g: _Gates,
+    report: ExportReport,
+) -> tuple[onnx.ModelProto, list[np.ndarray]]:
+    """int8 (the first setting of the ladder that passes the gates) or fp16; the graph and its
+    outputs (fp32's own when ``precision`` is fp32 or a gate failed)."""
+    if report.failures or precision == "fp32":
+        return fp32, out32
+    names = scoring.output_names(spec)
+    candidates: Sequence[tuple[str, Any]]
+    if precision == "int8":
+        candidates = [(c.name, c) for c in quantize.INT8_LADDER]
+    else:
+        candidates = [("fp16", None)]
+    for cname, cfg in candidates:
+        try:
+            q = quantize.quantize_int8(fp32, cfg) if cfg else quantize.convert_fp16(fp32)
+            qrun = verify.ort_predict(scoring.session(q.SerializeToString()), names)
+            qout = verify.predict_all(qrun, g.windows, g.lengths, len(names))
+        except Exception as e:  # an ORT quantizer or session failure: try the next setting
+            report.quant_tried[cname] = [f"{type(e).__name__}: {e}"]
+            continue
+        heads = verify.compare_heads(spec, out32, qout, g.labels, g.masks)
+        fails = verify.gate_failures(heads, cname)
+        report.quant_tried[cname] = fails
+        if not report.quant:
+            report.quant = heads  # the first setting's figures, if none passes
+        if not fails:
+            report.quant, report.quant_config = heads, cname
+            return q, qout
+    report.failures.append(
+        f"{precision}: no setting passed the gates; tried: "
+        + "; ".join(f"{k}: {', '.join(v) or 'ok'}" for k, v in report.quant_tried.items())
+    )
+    return fp32, out32
+
+
+def _with_metadata(
+    final: onnx.ModelProto,
+    spec: ModelSpec,
+    tier: str,
+    *,
+    precision: str,
+    target: str,
+    version: str,
+    data_sha256: str,
+    report: ExportReport,
+) -> bytes:
+    """Figures of the graph into ``report``, the runtime's metadata into the graph; its bytes."""
     info = graph.describe(final)
     report.nodes, report.parameters, report.ops = info["nodes"], info["parameters"], info["ops"]
     if info["slow_reductions"]:
         log.warning("tier %s: slow reductions in the graph: %s", tier, info["slow_reductions"])
-    if labels is not None and masks is not None:
-        report.metrics = verify.tier_metrics(spec, final_out, labels, masks)
     meta = ModelMeta(
         spec=spec,
         tier=tier,
         precision=precision,
         target=target,
-        picohead_version=__version__,
+        picohead_version=version,
         data_sha256=data_sha256,
         metrics=report.metrics,
         extra={
@@ -252,58 +273,94 @@ def export_tier(
     )
     del final.metadata_props[:]
     onnx.helper.set_model_props(final, {META_KEY: meta.to_json()})
-    final.producer_name, final.producer_version = "picohead", __version__
+    final.producer_name, final.producer_version = "picohead", version
     if graph.has_external_data(final):
         report.failures.append("the model has external data; expected one self-contained file")
     blob = final.SerializeToString()
     report.size_bytes = len(blob)
+    return blob
 
-    sess = verify.session(blob, threads=1)
+
+def _latency(blob: bytes, spec: ModelSpec, g: _Gates, runs: int) -> float:
+    """Warm one-thread latency of the file on the longest gate input, padded to one full window."""
+    sess = scoring.session(blob, threads=1)
     full = max(1, spec.window.size)
-    longest = int(np.argmax(lengths))
+    longest = int(np.argmax(g.lengths))
     sample = np.zeros((1, full), dtype=np.uint8)
-    width = min(full, windows.shape[1])
-    sample[0, :width] = windows[longest, :width]
-    sample_len = np.array([min(full, int(lengths[longest]))], dtype=np.int64)
+    width = min(full, g.windows.shape[1])
+    sample[0, :width] = g.windows[longest, :width]
+    sample_len = np.array([min(full, int(g.lengths[longest]))], dtype=np.int64)
+    return scoring.latency_ms(sess, scoring.output_names(spec), (sample, sample_len), runs)
+
+
+def _write(blob: bytes, out: str | os.PathLike[str], spec: ModelSpec, tier: str, precision: str) -> str:
+    path = Path(out)
+    if path.is_dir() or path.suffix != ".onnx":
+        path.mkdir(parents=True, exist_ok=True)
+        path = path / default_filename(spec, tier, precision)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(blob)
+    tmp.replace(path)
+    return str(path)
+
+
+def export_module(
+    module: Any,
+    spec: ModelSpec,
+    tier: str,
+    *,
+    reference: Any = None,
+    out: str | os.PathLike[str] | None = None,
+    precision: str = "int8",
+    target: str = "cpu",
+    data: Samples | None = None,
+    data_name: str = "",
+    data_sha256: str = "",
+    metrics: Metrics | None = None,
+    version: str = "",
+    latency_runs: int = 200,
+    raise_on_fail: bool = True,
+) -> ExportReport:
+    """Export a torch ``module`` that computes ``tier`` of ``spec`` to one gated ONNX file.
+
+    ``module`` is what the file computes, ``(bytes uint8[B, L], lengths int64[B]) -> one
+    probability tensor per head``; ``reference`` (default: ``module``) is what fp32 parity is
+    measured against (the model as trained, when ``module`` is its sliced tier). ``out`` is a file
+    path, or a folder (the file is then ``<name>-<tier>-<precision>.onnx``), or None (verify only,
+    write nothing). ``data`` holds the gates' samples (without it the gates run on random bytes and
+    the accuracy gate is skipped); ``metrics(probs)`` gives the metadata's validation metrics from
+    the final graph's outputs on ``data``; ``version`` is the producer version written into the
+    file. A missed gate raises :class:`GateError` (``raise_on_fail``) or returns a report with
+    ``ok=False``; either way no file is written.
+    """
+    _check_request(spec, tier, precision, target)
+    t0 = time.perf_counter()
+    report = ExportReport(tier=tier, family=spec.family, precision=precision, target=target)
+    fp32 = module_graph(module, spec)
+    gates = _gate_inputs(spec, data, data_name, report)
+    out32 = _fp32_parity(reference if reference is not None else module, fp32, spec, gates, report)
+    final, final_out = _lower_precision(fp32, out32, spec, precision, gates, report)
+    if gates.labels is not None and gates.masks is not None and metrics is not None:
+        report.metrics = metrics(final_out)
+    blob = _with_metadata(
+        final,
+        spec,
+        tier,
+        precision=precision,
+        target=target,
+        version=version,
+        data_sha256=data_sha256,
+        report=report,
+    )
     if latency_runs > 0:
-        report.latency_ms = verify.latency_ms(sess, names, (sample, sample_len), latency_runs)
+        report.latency_ms = _latency(blob, spec, gates, latency_runs)
     report.export_s = time.perf_counter() - t0
     report.ok = not report.failures
-
     if report.ok and out is not None:
-        path = Path(out)
-        if path.is_dir() or path.suffix != ".onnx":
-            path.mkdir(parents=True, exist_ok=True)
-            path = path / default_filename(spec, tier, precision)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(blob)
-        tmp.replace(path)
-        report.path = str(path)
+        report.path = _write(blob, out, spec, tier, precision)
     if not report.ok and raise_on_fail:
         raise GateError(f"tier {tier}: " + "; ".join(report.failures), report)
     return report
-
-
-def load_validation(
-    run_dir: str | os.PathLike[str],
-    spec: ModelSpec,
-    *,
-    calib: str | os.PathLike[str] | None = None,
-    cache_dir: str | os.PathLike[str] | None = None,
-) -> tuple[Any, str]:
-    """The run's validation data (``calib`` when given), the way training held it out."""
-    from picohead.dataset import load_manifest, split_by_source
-    from picohead.train import read_run_config
-
-    _, cfg, info = read_run_config(Path(run_dir))
-    if calib is not None:
-        return load_manifest(calib, spec, cache_dir=cache_dir), str(calib)
-    if info.get("val"):
-        return load_manifest(info["val"], spec, cache_dir=cache_dir), str(info["val"])
-    if info.get("train"):
-        train = load_manifest(info["train"], spec, cache_dir=cache_dir)
-        return split_by_source(train, 0.1, seed=cfg.seed)[1], f"{info['train']} (held-out sources)"
-    raise ExportError(f"{run_dir}: the run names no validation data; pass --calib MANIFEST")
 
 
 def portable_name(name: str) -> str:
@@ -313,64 +370,3 @@ def portable_name(name: str) -> str:
     if not os.path.isabs(name):
         return name
     return "/".join(Path(name).parts[-2:])
-
-
-def export_run(
-    run_dir: str | os.PathLike[str],
-    *,
-    tiers: Sequence[str] | str | None = None,
-    out_dir: str | os.PathLike[str] | None = None,
-    precision: str = "int8",
-    target: str = "cpu",
-    calib: str | os.PathLike[str] | None = None,
-    cache_dir: str | os.PathLike[str] | None = None,
-    latency_runs: int = 200,
-    raise_on_fail: bool = True,
-    progress: bool | None = None,
-) -> list[ExportReport]:
-    """Export tiers of a trained run (default: all) to ``out_dir`` (default ``RUN_DIR/onnx``).
-
-    Every tier is tried; with ``raise_on_fail`` a :class:`GateError` listing the failed tiers is
-    raised at the end (its ``report`` is the list of reports). Files are written only for tiers that
-    passed.
-    """
-    from tqdm import tqdm
-
-    from picohead.train import load_model, read_run_config
-
-    run = Path(run_dir)
-    model, spec = load_model(run)
-    _, _, info = read_run_config(run)
-    if tiers is None or tiers == "all":
-        tier_list = list(spec.tiers)
-    else:
-        tier_list = [tiers] if isinstance(tiers, str) else list(tiers)
-    for t in tier_list:
-        spec.check_tier(t)
-    val, val_name = load_validation(run, spec, calib=calib, cache_dir=cache_dir)
-    out = Path(out_dir) if out_dir is not None else run / "onnx"
-    if progress is None:
-        progress = sys.stderr.isatty()
-    reports = []
-    for t in tqdm(tier_list, desc="export", unit="tier", disable=not progress):
-        reports.append(
-            export_tier(
-                model,
-                spec,
-                t,
-                out=out,
-                precision=precision,
-                target=target,
-                val=val,
-                data_sha256=str(info.get("train_sha256", "")),
-                data_name=val_name,
-                latency_runs=latency_runs,
-                raise_on_fail=False,
-            )
-        )
-    failed = [r for r in reports if not r.ok]
-    if failed and raise_on_fail:
-        raise GateError(
-            "; ".join(f"tier {r.tier}: {'; '.join(r.failures)}" for r in failed), reports
-        )
-    return reports

@@ -10,40 +10,32 @@ Gates (constants below, also written into every report):
   output on other samples is never shown to users); for a multilabel head "top-1" means every
   per-label on/off decision at the head's thresholds, and accuracy is micro-F1.
 
-What it does not do: build or change graphs.
+Sessions, batched runs and latency come from :mod:`picohead_runtime.scoring` (the runtime's own
+session options and graph names). What it does not do: build or change graphs, or compute the
+metadata's validation metrics (the caller hands those over as a function).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from picohead_runtime import scoring
 from picohead_runtime.spec import HeadSpec, ModelSpec
 
 PARITY_TOL = 1e-4
 MIN_AGREEMENT = 0.995
 MAX_ACC_DROP = 0.005  # 0.5 accuracy points
 
-Batch = tuple[np.ndarray, np.ndarray]
-Predict = Callable[[np.ndarray, np.ndarray], Sequence[np.ndarray]]
-
-
-def session(model_bytes: bytes, *, threads: int = 1) -> Any:
-    """A CPU session with the runtime's own options, so gates and latencies are what users get."""
-    import onnxruntime as ort
-
-    from picohead_runtime.model import session_options
-
-    return ort.InferenceSession(
-        model_bytes, session_options(threads), providers=["CPUExecutionProvider"]
-    )
+Batch = scoring.Batch
+Predict = scoring.Predict
 
 
 def ort_predict(sess: Any, output_names: Sequence[str]) -> Predict:
     def run(data: np.ndarray, lengths: np.ndarray) -> Sequence[np.ndarray]:
-        return sess.run(list(output_names), {"bytes": data, "lengths": lengths})
+        return scoring.run(sess, output_names, data, lengths)
 
     return run
 
@@ -51,18 +43,9 @@ def ort_predict(sess: Any, output_names: Sequence[str]) -> Predict:
 def predict_all(
     fn: Predict, windows: np.ndarray, lengths: np.ndarray, n_heads: int, batch_size: int = 64
 ) -> list[np.ndarray]:
-    """Outputs for every row, batched by similar length and trimmed to each batch's longest row."""
-    order = np.argsort(lengths, kind="stable")
-    parts: list[list[np.ndarray]] = [[] for _ in range(n_heads)]
-    for s in range(0, len(order), batch_size):
-        idx = order[s : s + batch_size]
-        width = max(1, int(lengths[idx].max()))
-        outs = fn(np.ascontiguousarray(windows[idx, :width]), lengths[idx])
-        for i, o in enumerate(outs):
-            parts[i].append(np.asarray(o, dtype=np.float32))
-    inv = np.empty(len(order), dtype=np.int64)
-    inv[order] = np.arange(len(order))
-    return [np.concatenate(p)[inv] for p in parts]
+    """Outputs of ``fn`` (the torch reference, or a session through :func:`ort_predict`) for
+    every row, batched by similar length (:func:`picohead_runtime.scoring.batched`)."""
+    return scoring.batched(fn, windows, lengths, n_heads, batch_size=batch_size)
 
 
 def parity_cases(windows: np.ndarray, lengths: np.ndarray, full: int) -> dict[str, Batch]:
@@ -151,43 +134,3 @@ def gate_failures(heads: Mapping[str, Mapping[str, Any]], what: str) -> list[str
                 f"> {100 * MAX_ACC_DROP:.1f} ({row['score_ref']:.4f} -> {row['score']:.4f})"
             )
     return fails
-
-
-def tier_metrics(
-    spec: ModelSpec,
-    probs: Sequence[np.ndarray],
-    labels: Mapping[str, np.ndarray],
-    masks: Mapping[str, np.ndarray],
-) -> dict[str, Any]:
-    """Compact validation metrics per head for the metadata (accuracy or micro-F1, macro-F1, n)."""
-    from picohead.evaluate import multilabel_metrics, softmax_metrics
-
-    out: dict[str, Any] = {}
-    for h, p in zip(spec.heads, probs):
-        m = masks[h.name]
-        if not m.any():
-            continue
-        if h.multilabel:
-            q = np.clip(p[m].astype(np.float64), 1e-12, 1 - 1e-12)
-            full = multilabel_metrics(h, np.log(q / (1 - q)), labels[h.name][m])
-            out[h.name] = {k: full[k] for k in ("n", "micro_f1", "macro_f1", "exact_match")}
-        else:
-            full = softmax_metrics(h, p[m], labels[h.name][m])
-            out[h.name] = {k: full[k] for k in ("n", "accuracy", "macro_f1")}
-    return out
-
-
-def latency_ms(sess: Any, output_names: Sequence[str], sample: Batch, runs: int = 200) -> float:
-    """Median wall time of one warm ``session.run`` on ``sample``, in milliseconds."""
-    import time
-
-    feed = {"bytes": sample[0], "lengths": sample[1]}
-    names = list(output_names)
-    for _ in range(max(5, runs // 10)):
-        sess.run(names, feed)
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        sess.run(names, feed)
-        times.append(time.perf_counter() - t)
-    return float(np.median(times) * 1e3)

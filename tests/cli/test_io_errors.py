@@ -122,7 +122,7 @@ def test_device_auto_on_cpu_prints_one_clean_line(model_dir, sample):
 def test_export_help_names_the_tiers():
     from click.testing import CliRunner
 
-    from picohead_exporters.cli import export_cmd
+    from picohead.export_cli import export_cmd
 
     out = CliRunner().invoke(export_cmd, ["--help"]).output
     assert "tiny, small, base, pro" in " ".join(out.split())

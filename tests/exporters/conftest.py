@@ -19,7 +19,7 @@ pytest.importorskip("onnxruntime")
 @pytest.fixture(scope="module")
 def steady_tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any, Any]:
     """A random toy steady model, its spec and the fp32 export report of its tiny tier."""
-    from picohead_exporters import export_tier
+    from picohead.export import export_tier
 
     model, spec = random_model("steady")
     out = tmp_path_factory.mktemp("steady-tiny")

@@ -129,7 +129,8 @@ def test_tier_file_holds_only_its_weights(steady_tiny):
 
 
 def test_bad_arguments_are_errors_before_any_export():
-    from picohead_exporters import ExportError, export_tier
+    from picohead.export import export_tier
+    from picohead_exporters import ExportError
 
     model, spec = random_model("steady")
     with pytest.raises(ExportError, match="cuda"):
@@ -144,7 +145,7 @@ def test_bad_arguments_are_errors_before_any_export():
 @pytest.mark.slow
 @pytest.mark.parametrize("family", ["steady", "bytes"])
 def test_round_trip_every_tier(family, tmp_path):
-    from picohead_exporters import export_tier
+    from picohead.export import export_tier
 
     model, spec = random_model(family, seed=1)
     for tier in spec.tiers:
@@ -167,14 +168,22 @@ def _broken(model: Any) -> Any:
 @pytest.mark.slow
 @pytest.mark.parametrize("family", ["steady", "bytes"])
 def test_fp32_parity_gate_fails_on_a_broken_model(family, tmp_path, monkeypatch):
-    import picohead_exporters.export as ex
-    from picohead_exporters import GateError, export_tier
+    from picohead.export import tier_modules
+    from picohead_exporters import GateError, export_module
 
     model, spec = random_model(family)
-    real = ex.tier_graph
-    monkeypatch.setattr(ex, "tier_graph", lambda m, s, t: real(_broken(m), s, t))
+    broken, _ = tier_modules(_broken(model), spec, "tiny")
+    _, reference = tier_modules(model, spec, "tiny")
     with pytest.raises(GateError, match="fp32 parity") as info:
-        export_tier(model, spec, "tiny", out=tmp_path, precision="fp32", latency_runs=0)
+        export_module(
+            broken,
+            spec,
+            "tiny",
+            reference=reference,
+            out=tmp_path,
+            precision="fp32",
+            latency_runs=0,
+        )
     assert not info.value.report.ok
     assert info.value.report.parity_max > 1e-4
     assert not list(tmp_path.iterdir())  # nothing written
@@ -183,11 +192,12 @@ def test_fp32_parity_gate_fails_on_a_broken_model(family, tmp_path, monkeypatch)
 @pytest.mark.slow
 def test_quantization_gate_fails_on_a_broken_quantizer(steady_run, tmp_path, monkeypatch):
     import picohead_exporters.export as ex
+    from picohead.export import export_run, tier_graph
     from picohead.train import load_model
-    from picohead_exporters import GateError, export_run
+    from picohead_exporters import GateError
 
     model, spec = load_model(steady_run)
-    broken_graph = ex.tier_graph(_broken(model), spec, "tiny")
+    broken_graph = tier_graph(_broken(model), spec, "tiny")
     monkeypatch.setattr(ex.quantize, "quantize_int8", lambda fp32, cfg=None: broken_graph)
     with pytest.raises(GateError, match="agreement") as info:
         export_run(steady_run, tiers="tiny", out_dir=tmp_path, precision="int8", latency_runs=0)
@@ -199,7 +209,7 @@ def test_quantization_gate_fails_on_a_broken_quantizer(steady_run, tmp_path, mon
 
 @pytest.mark.slow
 def test_int8_export_of_a_trained_run(steady_run, tmp_path):
-    from picohead_exporters import export_run
+    from picohead.export import export_run
     from picohead_exporters.inspect import inspect_model
     from picohead_runtime.model_meta import ModelMeta
 
@@ -226,7 +236,7 @@ def test_int8_export_of_a_trained_run(steady_run, tmp_path):
 
 @pytest.mark.slow
 def test_fp16_for_cuda_keeps_float32_outputs(tmp_path):
-    from picohead_exporters import export_tier
+    from picohead.export import export_tier
 
     model, spec = random_model("steady")
     r = export_tier(
@@ -271,8 +281,8 @@ def _export_every_tier_fp32(spec: Any, seed: int, out: Path) -> None:
     """A random model of ``spec``: every tier exports at fp32 and round-trips with parity."""
     import torch
 
+    from picohead.export import export_tier
     from picohead.models import build_model
-    from picohead_exporters import export_tier
 
     torch.manual_seed(seed)
     model = build_model(spec).eval()

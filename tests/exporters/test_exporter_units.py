@@ -168,9 +168,9 @@ def test_parity_cases_cover_one_byte_and_full_window():
 
 def test_validation_data_comes_from_the_run(tmp_path):
     """--calib wins; else the run's val manifest; else the sources training held out."""
+    from picohead.export import load_validation
     from picohead.testing import write_toy_corpus
     from picohead.train import TrainConfig, write_run_config
-    from picohead_exporters.export import load_validation
     from picohead_runtime.spec import load_spec
 
     corpus = write_toy_corpus(tmp_path / "toy", n_train=120, n_eval=30)

@@ -25,9 +25,9 @@ def export_toy(out: Path, *, family: str = "steady", seed: int = 0) -> Path:
     """Export every tier of a random toy model into ``out`` (``toy-<tier>-fp32.onnx``)."""
     import torch
 
+    from picohead.export import export_tier
     from picohead.models import build_model
     from picohead.testing import toy_spec
-    from picohead_exporters import export_tier
     from picohead_runtime.spec import ModelSpec
 
     spec = ModelSpec.from_dict(toy_spec(family))
@@ -48,9 +48,11 @@ def source_key() -> str:
     roots = [
         Path(picohead.__file__).parent / "models",
         Path(picohead.__file__).parent / "testing.py",
+        Path(picohead.__file__).parent / "export.py",
         Path(picohead_exporters.__file__).parent,
         Path(picohead_runtime.__file__).parent / "spec.py",
         Path(picohead_runtime.__file__).parent / "model_meta.py",
+        Path(picohead_runtime.__file__).parent / "scoring.py",
     ]
     h = hashlib.sha256()
     for root in roots:
