@@ -14,7 +14,7 @@ model on their first batch). Ray builds a new actor pool, and so loads the model
 include that. Every run's JSONL is hashed: all engines must give identical bytes.
 
 Models: ``--model PATH`` (file or folder), or by default the ``tiny`` and ``small`` tiers of the
-content spec with random weights exported fp32 by ``picohead_exporters.export_tier`` (random weights
+content spec with random weights exported fp32 by ``picohead.export.export_tier`` (random weights
 cost what trained ones do; int8's agreement gates reject random weights). Files: ``--files`` text
 and binary files of 0.2-20 KB in a temporary folder (page cache warm after the first run).
 
