@@ -1,10 +1,12 @@
 """Byte windows: the one implementation of "what the model sees" for training and inference.
 
 A window is the first ``head`` bytes of the content followed by its last ``tail`` bytes, taken after
-leading and trailing whitespace (``WHITESPACE``) is stripped: a run of trailing whitespace that holds
-a newline leaves one ``\n`` (most text files end with one), content that is all whitespace leaves
-one ``\n`` (or one space when it has no newline), and at most :data:`MAX_STRIP` bytes are stripped
-from each end, so the work stays bounded on huge or endless whitespace. Padding a file with up to
+leading and trailing whitespace (``WHITESPACE``) is stripped (content that is all whitespace leaves
+one ``\n``, or one space when it has no newline, so it still has a window), at most
+:data:`MAX_STRIP` bytes from each end, so the work stays bounded on huge or endless whitespace.
+Keeping one trailing newline instead (most text files end with one) was tried and lost: 3-4 % of
+the wild suite's answers still changed under 4 KB of trailing newlines, for the same accuracy
+(``benchmarks/results/window_strip_trial.json``). Padding a file with up to
 ``MAX_STRIP`` bytes of whitespace at either end therefore changes no window (Magika issues #1335,
 #1342, #1344 are this attack; content-v7 changed 78 % of its wild-suite answers under 1 KB of
 leading newlines). Content no longer than ``head + tail`` after stripping is taken whole, so no byte
@@ -58,11 +60,11 @@ def _strip(data: bytes) -> tuple[int, int, bytes]:
 
 
 def _suffix(trailing_newline: bool, leading_newline: bool, empty: bool) -> bytes:
-    """What the stripped runs leave: one newline if the trailing run held one; for content that was
-    all whitespace, one newline (if it held one) or one space, so it still has a window."""
-    if trailing_newline or leading_newline:
-        return b"\n"
-    return b" " if empty else b""
+    """What the stripped runs leave: nothing, except for content that was all whitespace: one
+    newline (if it held one) or one space, so it still has a window."""
+    if empty:
+        return b"\n" if trailing_newline or leading_newline else b" "
+    return b""
 
 
 def _cut(core: bytes, suffix: bytes, head: int, tail: int) -> bytes:
@@ -89,9 +91,13 @@ def window_from_reader(pread: Callable[[int, int], bytes], size: int, head: int,
     seen: dict[tuple[int, int], bytes] = {}
 
     def cached(n: int, offset: int) -> bytes:
-        for (o, _n), got in seen.items():
+        for (o, _n), got in list(seen.items()):
             if o <= offset and offset + n <= o + len(got):
                 return got[offset - o : offset - o + n]
+            if offset < o < offset + n <= o + len(got):  # only the front is missing: read it
+                front = _pread_exact_with(pread, o - offset, offset)
+                seen[(offset, o - offset)] = front
+                return front + got[: offset + n - o]
         got = _pread_exact_with(pread, n, offset)
         seen[(offset, n)] = got
         return got
