@@ -8,7 +8,7 @@
 
 ``build`` runs every source builder of ``picohead.wild.sources`` (a builder that fails is reported
 by name and the build exits 2 unless ``--allow-missing`` names it), merges and splits the suite by
-project, checks it is independent of the corpus (``picohead.wild.producers``; with
+project, checks it is independent of the corpus (``picohead.data.producers``; with
 ``--corpus-manifest`` also by content hash) and writes ``card.json`` (samples and producers per
 task and label, floors met or not). ``score`` runs each tier of the model folder and every anchor on
 the same records of one half (``dev`` for choices and calibration, ``test`` for every published
@@ -34,8 +34,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import wild_maps  # noqa: E402
 
+from picohead.data.producers import IndependenceError, check_independence, corpus_producers  # noqa: E402
 from picohead.wild import metrics  # noqa: E402
-from picohead.wild.producers import IndependenceError, check_independence, corpus_producers  # noqa: E402
 from picohead.wild.report import report_md  # noqa: E402
 from picohead.wild.suite import TASKS, finalise, load_suite  # noqa: E402
 

@@ -27,7 +27,7 @@ from picohead.data import formats, risk
 from picohead.data.fetch import FetchError, fetch
 from picohead.data.harvest import harvest, seeded
 from picohead.data.labels import format_labels
-from picohead.data.recipe import Recipe
+from picohead.data.recipe import Recipe, RecipeError
 from picohead.data.store import BlobStore, read_stages, stage_done, stage_path, write_stage
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ def _h(s: str) -> int:
 
 # -- stages ---------------------------------------------------------------------------------------
 def stage_sources(recipe: Recipe, out: Path, cache: Path, jobs: int, labels: dict[str, set[str]],
-                  failures: dict[str, str]) -> None:
+                  failures: dict[str, str], mirrors: Path | None = None) -> None:
     store = BlobStore(out)
     cap = int(recipe.setting("cap_per_source_label", 800))
     ncuts = int(recipe.setting("cuts_per_file", 1))
@@ -69,7 +69,8 @@ def stage_sources(recipe: Recipe, out: Path, cache: Path, jobs: int, labels: dic
     def run(e: dict[str, Any]) -> tuple[str, int]:
         name = _stage_name(e)
         f = fetch(cache, e["kind"], e["name"], e.get("version"), sdist=bool(e.get("sdist")),
-                  languages=e.get("languages"))
+                  languages=e.get("languages"), mirrors=mirrors, commit=e.get("commit"),
+                  paths=e.get("paths"))
         recs = harvest(e, f.root, f.version, store, default_cap=cap, cuts_per_file=ncuts,
                        spec_labels=labels)
         return name, write_stage(out, name, recs)
@@ -90,7 +91,7 @@ def stage_sources(recipe: Recipe, out: Path, cache: Path, jobs: int, labels: dic
 def _stage_name(e: dict[str, Any]) -> str:
     """Stage file of a recipe entry; the hash makes an edited entry rerun."""
     h = hashlib.sha256(json.dumps(e, sort_keys=True).encode()).hexdigest()[:8]
-    return f"src_{e['kind']}_{e['name']}_{h}"
+    return f"src_{e['kind']}_{e['name'].replace('/', '+')}_{h}"
 
 
 def _records_by(out: Path, pred: Any) -> list[dict[str, Any]]:
@@ -245,15 +246,20 @@ def _debs(cache: Path, per: int) -> Any:
 
 # -- final step ---------------------------------------------------------------------------------
 def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, set[str]],
-             failures: dict[str, str], missing: list[str], t_start: float) -> dict[str, Any]:
+             failures: dict[str, str], missing: list[str], t_start: float,
+             exclude: set[str] | None = None) -> dict[str, Any]:
     per_source = int(recipe.setting("cap_per_source_label", 800))
     per_label = int(recipe.setting("cap_per_label", 3000))
     mins = recipe.setting("min_per_split", {"train": 200, "val": 30, "test": 30})
     seen: set[str] = set()
     recs: list[dict[str, Any]] = []
     bad: Counter[str] = Counter()
+    wild_dropped = 0
     for r in read_stages(out):
         if r["id"] in seen:
+            continue
+        if exclude and r["id"] in exclude:  # the same bytes are a wild-suite sample
+            wild_dropped += 1
             continue
         ok = True
         for head, val in r["labels"].items():
@@ -357,6 +363,7 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
         f.close()
     card = _card(recipe, recs, counts, dropped, failures, missing, bad, time.time() - t_start)
     card["split_by_file"] = sorted(few)
+    card["dropped_as_wild_suite_content"] = wild_dropped if exclude is not None else None
     (out / "card.json").write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n")
     (out / "DATASET_CARD.md").write_text(_card_md(card), encoding="utf-8")
     return card
@@ -438,18 +445,44 @@ def _card_md(card: dict[str, Any]) -> str:
     return "\n".join(L) + "\n"
 
 
-def build(recipe: Recipe, *, out: Path, cache: Path, jobs: int = 2) -> dict[str, Any]:
-    """Run every stage (skipping finished ones) and write the corpus; returns the card."""
+def check_wild_independence(recipe: Recipe) -> None:
+    """A corpus recipe names no producer of the wild suite (its recipes pin them); RecipeError
+    naming each one otherwise. The wild suite measures generalization only while it stays apart."""
+    from picohead.data.producers import wild_producers
+
+    wp = wild_producers()
+    bad = [f"{e['kind']}:{e['name']}" for e in recipe.entries
+           if wp.owns(f"{e['kind']}:{e['name']}", e.get("project"))]
+    if bad:
+        raise RecipeError(f"recipe {recipe.name!r}: {len(bad)} entries are producers of the wild "
+                          f"suite (picohead/recipes/wild): {', '.join(bad[:10])}")
+
+
+def wild_hashes(manifest: Path | None) -> set[str]:
+    """Content hashes of a built wild suite (its ``manifest.jsonl``), or none without one."""
+    if manifest is None:
+        return set()
+    with open(manifest, encoding="utf-8") as f:
+        return {json.loads(line)["id"] for line in f if line.strip()}
+
+
+def build(recipe: Recipe, *, out: Path, cache: Path, jobs: int = 2, mirrors: Path | None = None,
+          wild_manifest: Path | None = None) -> dict[str, Any]:
+    """Run every stage (skipping finished ones) and write the corpus; returns the card.
+    ``mirrors``: the folder of git mirrors ``git`` entries read; ``wild_manifest``: a built wild
+    suite whose content the corpus must not hold (dropped by hash)."""
     t0 = time.time()
+    check_wild_independence(recipe)
     out.mkdir(parents=True, exist_ok=True)
     cache.mkdir(parents=True, exist_ok=True)
     spec, labels = _spec_labels(recipe.spec_path)
     failures: dict[str, str] = {}
     missing: list[str] = []
-    stage_sources(recipe, out, cache, jobs, labels, failures)
+    stage_sources(recipe, out, cache, jobs, labels, failures, mirrors)
     stage_risk(recipe, out, int(recipe.setting("risk_per_label", 1500)),
                float(recipe.setting("risk_short_share", 0.0)))
     stage_formats(recipe, out, cache, jobs, missing)
     random.seed(0)
     _ = stage_path
-    return finalize(recipe, out, spec, labels, failures, missing, t0)
+    return finalize(recipe, out, spec, labels, failures, missing, t0,
+                    exclude=wild_hashes(wild_manifest))

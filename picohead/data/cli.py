@@ -22,14 +22,22 @@ def data() -> None:
               show_default=True, help="Download and unpack cache (reused between builds).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=2, show_default=True,
               help="Parallel downloads / encoders.")
-def build_cmd(recipe: str, out: Path, cache: Path, jobs: int) -> None:
+@click.option("--mirrors", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Folder of git mirrors for the recipe's git entries "
+                   "(bare repositories named owner+name holding the pinned commits).")
+@click.option("--wild-manifest", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="A built wild suite's manifest.jsonl: content it holds is dropped from the "
+                   "corpus (the recipe's producers are always checked against the wild recipes).")
+def build_cmd(recipe: str, out: Path, cache: Path, jobs: int, mirrors: Path | None,
+              wild_manifest: Path | None) -> None:
     """Fetch, harvest, generate, split and describe a corpus (resumable)."""
     from picohead.data.build import build
     from picohead.data.recipe import RecipeError, load_recipe
 
     try:
         r = load_recipe(recipe)
-        card = build(r, out=out, cache=cache, jobs=jobs)
+        card = build(r, out=out, cache=cache, jobs=jobs, mirrors=mirrors,
+                     wild_manifest=wild_manifest)
     except (RecipeError, OSError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)

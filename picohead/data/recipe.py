@@ -1,8 +1,10 @@
 """Recipes: the versioned description of a corpus (what to fetch, what to take, how to label it).
 
 A recipe lives in ``picohead/recipes/<name>/recipe.json`` beside its ``spec.json``. Entries pin a
-registry package (``kind`` deb | debsrc | pypi | npm, ``name``, ``version``, ``licence``) and list
-``take`` rules (see ``picohead.data.harvest``). Packages reserved for independent evaluation can
+registry package (``kind`` deb | debsrc | pypi | npm, ``name``, ``version``, ``licence``) or a
+public repository (``kind`` git, ``name`` = ``repo`` = ``owner/name``, ``commit``, ``paths``,
+``licence``; read from a mirror folder, ``picohead.data.gitmirror``) and list ``take`` rules (see
+``picohead.data.harvest``). Packages reserved for independent evaluation can
 never be harvested: ``check_reserved`` rejects a recipe that names one, and ``reserved_path`` keeps
 their files (e.g. a GNOME translation shipped inside another package) out.
 """
@@ -21,8 +23,25 @@ RESERVED_NAMES = frozenset({
     "gnuplot-doc", "groff", "hydrogen-data", "libgs10-common", "libreoffice-common", "xfig-libs"})
 
 
+# GitHub repositories reserved for the project's independent checks (DEVELOPERS.md): an owner
+# pattern ending in "*" reserves every repository it matches.
+RESERVED_REPOS = ("github-linguist/linguist", "TheAlgorithms/*", "exercism/*", "mdn/*",
+                  "jessfraz/dockerfiles", "google/magika", "corkami/*", "pemistahl/lingua-*",
+                  "Yelp/detect-secrets")
+
+
 class RecipeError(ValueError):
     pass
+
+
+def reserved_repo_name(repo: str) -> bool:
+    """True for a GitHub ``owner/name`` matching ``RESERVED_REPOS`` (case-insensitive)."""
+    owner, _, name = repo.lower().partition("/")
+    for pat in RESERVED_REPOS:
+        o, _, n = pat.lower().partition("/")
+        if o == owner and (n == name or (n.endswith("*") and name.startswith(n[:-1]))):
+            return True
+    return False
 
 
 def is_reserved(name: str) -> bool:
@@ -60,6 +79,10 @@ def check_reserved(entries: list[dict[str, Any]]) -> None:
         if e.get("kind") in ("deb", "debsrc") and is_reserved(str(e.get("name", ""))):
             raise RecipeError(
                 f"recipe entry {e['name']!r} is reserved for independent evaluation; remove it")
+        if e.get("kind") == "git" and reserved_repo_name(str(e.get("repo", e.get("name", "")))):
+            raise RecipeError(
+                f"recipe entry git:{e.get('repo', e.get('name'))} is a repository reserved for "
+                "independent evaluation; remove it")
 
 
 def load_recipe(name_or_path: str) -> Recipe:
@@ -81,5 +104,7 @@ def load_recipe(name_or_path: str) -> Recipe:
         for k in ("kind", "name", "take"):
             if k not in e:
                 raise RecipeError(f"{f}: sources[{i}] lacks {k!r}")
+        if e["kind"] == "git" and not (e.get("commit") and e.get("licence")):
+            raise RecipeError(f"{f}: git entry {e['name']!r} needs a pinned commit and a licence")
     check_reserved(data["sources"])
     return Recipe(name=data.get("name", root.name), root=root, data=data)

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from picohead.data.producers import project_of
 from picohead.data.store import BlobStore
-from picohead.wild.producers import project_of
 
 TASKS = ("mime", "code_lang", "text_lang", "risk")
 SPLITS = ("dev", "test")

@@ -210,3 +210,15 @@ def test_refresh_risk_relabels_all_but_planted_labels(tmp_path: Path) -> None:
     assert binary["labels"]["risk"] == []  # binaries get labels too (no flag here)
     assert elf["labels"]["risk"] == ["api_key"]  # a token in an executable's strings is a finding
     assert pem["labels"]["risk"] == []  # a generator's planted label stands
+
+
+def test_wild_suite_content_is_dropped_from_the_corpus(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(corpus, out)
+    victim = next(r for r in _manifest(out) if r["labels"].get("code_lang") == "go")
+    wild = tmp_path / "wild-manifest.jsonl"
+    wild.write_text(json.dumps({"id": victim["id"]}) + "\n")
+    card = build(load_recipe(str(corpus.parent / "recipe")), out=out, cache=corpus.parent / "cache",
+                 jobs=1, wild_manifest=wild)
+    assert victim["id"] not in {r["id"] for r in _manifest(out)}
+    assert card["dropped_as_wild_suite_content"] >= 1

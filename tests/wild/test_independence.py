@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from picohead.wild.producers import (
+from picohead.data.producers import (
     CorpusProducers,
     IndependenceError,
     check_independence,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from picohead.wild.producers import corpus_producers, is_reserved_key
+from picohead.data.producers import corpus_producers, is_reserved_key
 from picohead.wild.sources import programs as pg
 from picohead.wild.suite import read_jsonl
 

@@ -12,7 +12,7 @@ returned summary (``summary.json`` beside the stage's cache).
 
 Does not: install anything (``required_packages()`` lists the apt packages for the documented
 ``apt-get install -y --no-install-recommends ...``), judge a program's independence from the corpus
-(``picohead.wild.producers`` does, and the recipe's ``excluded`` says why some programs are not
+(``picohead.data.producers`` does, and the recipe's ``excluded`` says why some programs are not
 used), or use the network.
 """
 
