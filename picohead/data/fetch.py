@@ -17,6 +17,7 @@ a ``.done`` marker holding the version, so reruns do no network work.
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import re
@@ -24,6 +25,8 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import threading
+import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,10 +158,30 @@ def _system_apt_uris() -> list[tuple[str, str, str]]:
     return out
 
 
+_INDEX_LOCK = threading.Lock()
+UPDATE_TRIES = 3
+
+
 def ensure_src_index(cache: Path) -> None:
+    """Build the private deb-src index once: under a lock (threads of this build and other
+    processes on the same cache wait for the first), retried, marked done only on success.
+    Two workers running ``apt-get update`` on one lists folder at once (locking is off for the
+    download-only calls) left a half-written index and 85 failed source packages."""
     base = cache / "apt"
     if (base / ".done").exists():
         return
+    base.mkdir(parents=True, exist_ok=True)
+    with _INDEX_LOCK, open(base / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if (base / ".done").exists():  # another worker built it while this one waited
+                return
+            _build_src_index(cache, base)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _build_src_index(cache: Path, base: Path) -> None:
     (base / "lists" / "partial").mkdir(parents=True, exist_ok=True)
     (base / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
     lines = []
@@ -170,7 +193,19 @@ def ensure_src_index(cache: Path) -> None:
     if not lines:
         raise FetchError("no Debian apt source found in /etc/apt to derive deb-src lines from")
     (base / "sources.list").write_text("\n".join(lines) + "\n")
-    _run(["apt-get", *_apt_src_opts(cache), "update"], timeout=900)
+    for attempt in range(1, UPDATE_TRIES + 1):
+        try:
+            _run(["apt-get", *_apt_src_opts(cache), "update"], timeout=900)
+            break
+        except FetchError as e:
+            if attempt == UPDATE_TRIES:
+                raise FetchError(f"the deb-src index could not be built after {attempt} tries: "
+                                 f"{e}") from None
+            log.warning("apt-get update failed (try %d of %d), retrying: %s", attempt,
+                        UPDATE_TRIES, e)
+            shutil.rmtree(base / "lists", ignore_errors=True)
+            (base / "lists" / "partial").mkdir(parents=True, exist_ok=True)
+            time.sleep(2 * attempt)
     (base / ".done").write_text("ok")
 
 

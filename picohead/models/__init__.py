@@ -34,8 +34,8 @@ def tier_spec(spec: ModelSpec, tier: str) -> ModelSpec:
     full = with_full_arch(spec)
     arch = dict(full.arch)
     per_tier = ("widths", "buckets", "dims", "local_dims", "local_hidden", "attn_depth")
-    for key in (*per_tier, "position_rows", "local_rows"):
-        if arch.get(key):  # position_rows/local_rows may be empty (one size for every tier)
+    for key in (*per_tier, "local_rows"):
+        if arch.get(key):  # local_rows may be empty (one size for every tier)
             arch[key] = {tier: arch[key][tier]}
     if "attn_depth" in arch:  # the standalone tier holds only the layers it runs
         arch["attn_layers"] = arch["attn_depth"][tier]

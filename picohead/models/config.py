@@ -101,17 +101,6 @@ class SteadyConfig:
     hidden: int = 0  # 0: linear heads on the mean (byteSteady); >0: a GELU layer this wide first
     positions: int = 16  # n-grams starting in the first k bytes are also hashed with their offset
     position_share: float = 0.1  # total weight of those positional n-grams in the mean
-    # Two means instead of one: the plain n-grams' and the positional n-grams' (side by side, so
-    # the heads read 2 x dims features and each head learns its own mix: MIME leans on magic
-    # bytes at fixed offsets, the language heads on the plain n-grams). position_share is then
-    # unused. Needs positions > 0 and hidden == 0.
-    position_split: bool = False
-    # With position_split: hash-table rows per tier for the positional n-grams alone (a table of
-    # their own, so they stop sharing rows with the plain n-grams); empty: they share the table.
-    position_rows: dict[str, int] = field(default_factory=dict)
-    # With position_split: the heads read the sum of the two means (dims features, as without
-    # the split) instead of both side by side (2 x dims): half the head weights, one shared mix.
-    position_sum: bool = False
     # The local detector (off unless ``local_ngrams`` or ``shape_ngrams`` is set): per byte position,
     # the embeddings of the n-grams starting there are summed, passed through one ReLU layer and
     # max-pooled over the window, so one short pattern (a key prefix, an e-mail's shape) is not
@@ -119,22 +108,12 @@ class SteadyConfig:
     # ``local_hidden`` 0 has no detector.
     local_ngrams: tuple[int, ...] = ()  # raw-byte n-gram lengths of the detector
     shape_ngrams: tuple[int, ...] = ()  # n-gram lengths over byte classes (a-z, A-Z, 0-9 folded)
-    # raw-byte n-gram lengths over the input with A-Z folded to a-z: ``Pwd =`` reads as ``pwd =``,
-    # so a field name's spelling in another case needs no training sample of its own
-    lower_ngrams: tuple[int, ...] = ()
-    # n-gram lengths over word classes ([A-Za-z0-9_-] one class, whitespace one, every other
-    # ASCII byte one, bytes >= 128 one), each starting one byte *before* its position (the input's
-    # start and end count as whitespace): at the first byte of a token, the 22-gram holds the byte
-    # before it, the token's length if below 21 and the byte after it (AWS's 20-character key
-    # ids), the 41-gram a run of 40 token bytes (ghp_ / npm_ tokens), so a provider prefix in the
-    # raw n-grams and the length of the token it opens meet in one position's sum.
-    word_ngrams: tuple[int, ...] = ()
     # Token lengths (0: off): at the first byte of each token (a run of [A-Za-z0-9_-]), one more
     # detector n-gram that holds only the class of the byte before the token (whitespace, other
     # ASCII, a byte >= 128; the input's start reads as whitespace), the token's length up to this
     # cap and the class of the byte that ends it (or "at least the cap"): the length a provider
-    # prefix needs (ghp_ + 36) in ~1,000 values, where a word 41-gram also hashes the shape of
-    # whatever follows the token and lets the detector learn whole lines by heart.
+    # prefix needs (ghp_ + 36) in ~1,000 values, where the retired word 41-gram also hashed the
+    # shape of whatever follows the token and let the detector learn whole lines by heart.
     token_lengths: int = 0
     local_buckets: int = 4096  # detector hash-table rows (shared by all tiers; a power of two)
     # Detector rows per tier instead (each a power of two; empty: local_buckets for every tier):
@@ -157,41 +136,17 @@ class SteadyConfig:
     @property
     def detector_kinds(self) -> bool:
         """Whether any detector n-gram kind is set (the detector's settings then apply)."""
-        return bool(
-            self.local_ngrams
-            or self.shape_ngrams
-            or self.lower_ngrams
-            or self.word_ngrams
-            or self.token_lengths
-        )
+        return bool(self.local_ngrams or self.shape_ngrams or self.token_lengths)
 
     def validate(self, tiers: tuple[str, ...]) -> None:
         _table_rows(self.buckets, tiers, "buckets")
         _tier_map(self.dims, tiers, "dims")
         if not 0 <= self.position_share < 1 or self.positions < 0:
             raise SpecError("arch: positions must be >= 0 and position_share in [0, 1)")
-        if not isinstance(self.position_split, bool):
-            raise SpecError("arch.position_split: must be true or false")
-        if self.position_split and (self.positions < 1 or self.hidden):
-            raise SpecError("arch.position_split: needs positions >= 1 and hidden 0")
-        if not isinstance(self.position_sum, bool):
-            raise SpecError("arch.position_sum: must be true or false")
-        if self.position_sum and not self.position_split:
-            raise SpecError("arch.position_sum: needs position_split")
-        if self.position_rows:
-            if not self.position_split:
-                raise SpecError("arch.position_rows: needs position_split")
-            _table_rows(self.position_rows, tiers, "position_rows")
         if not self.ngrams or any(n < 1 or n > 16 for n in self.ngrams):
             raise SpecError("arch.ngrams: must be a non-empty list of n-gram lengths in 1..16")
-        if any(
-            n < 1 or n > 16 for n in (*self.local_ngrams, *self.shape_ngrams, *self.lower_ngrams)
-        ):
-            raise SpecError(
-                "arch.local_ngrams/shape_ngrams/lower_ngrams: n-gram lengths must be in 1..16"
-            )
-        if any(n < 2 or n > 64 for n in self.word_ngrams):
-            raise SpecError("arch.word_ngrams: n-gram lengths must be in 2..64")
+        if any(n < 1 or n > 16 for n in (*self.local_ngrams, *self.shape_ngrams)):
+            raise SpecError("arch.local_ngrams/shape_ngrams: n-gram lengths must be in 1..16")
         cap = self.token_lengths
         if isinstance(cap, bool) or not isinstance(cap, int) or not 0 <= cap <= 255:
             raise SpecError(f"arch.token_lengths: {cap!r} must be an integer in 0..255 (0: off)")
@@ -209,6 +164,36 @@ class SteadyConfig:
         return self.local_rows[tier] if self.local_rows else self.local_buckets
 
 
+# Knobs that were tried and not adopted, and left the library (issue 25), with their "off" value and
+# the trial that measured them. Files written while they existed (the bundled content-v7 models,
+# older runs) carry them at that value, so a retired key is read only at its off value.
+RETIRED_ARCH: dict[str, tuple[Any, str]] = {
+    "position_split": (False, "position_rows_trial.json"),
+    "position_rows": ({}, "position_rows_trial.json"),
+    "position_sum": (False, "position_sum_trial.json"),
+    "lower_ngrams": ([], "added, never trained in a recipe"),
+    "word_ngrams": ([], "word_ngrams_trial.json"),
+}
+
+
+def _drop_retired(arch: Mapping[str, Any]) -> dict[str, Any]:
+    """``arch`` without the retired keys that hold their off value; any other value of one fails."""
+    out = dict(arch)
+    for key, (off, trial) in RETIRED_ARCH.items():
+        if key not in out:
+            continue
+        value = out.pop(key)
+        is_off = value is False if off is False else (
+            isinstance(value, (list, tuple, Mapping)) and len(value) == 0
+        )
+        if not is_off:
+            raise SpecError(
+                f"arch.{key}: retired (tried and not adopted: {trial}); only its off value "
+                f"{off!r} is accepted, got {value!r}; remove the key"
+            )
+    return out
+
+
 FamilyConfig = BytesConfig | SteadyConfig
 _FAMILIES: dict[str, type[BytesConfig] | type[SteadyConfig]] = {
     "bytes": BytesConfig,
@@ -219,14 +204,15 @@ _FAMILIES: dict[str, type[BytesConfig] | type[SteadyConfig]] = {
 def config_from_spec(spec: ModelSpec) -> FamilyConfig:
     """Parse ``spec.arch`` for ``spec.family``; missing keys take the defaults (for 4 default tiers)."""
     cls = _FAMILIES[spec.family]
+    arch = _drop_retired(spec.arch) if cls is SteadyConfig else dict(spec.arch)
     allowed = {f.name for f in fields(cls)}
-    extra = sorted(set(spec.arch) - allowed)
+    extra = sorted(set(arch) - allowed)
     if extra:
         raise SpecError(
             f"arch.{extra[0]}: unknown key for family {spec.family!r}; allowed: {', '.join(sorted(allowed))}"
         )
     kw: dict[str, Any] = {}
-    for k, v in spec.arch.items():
+    for k, v in arch.items():
         kw[k] = tuple(v) if isinstance(v, list) else (dict(v) if isinstance(v, Mapping) else v)
     if cls is BytesConfig and "attn_depth" not in kw:
         default_tiers = set(BytesConfig().attn_depth)

@@ -9,10 +9,9 @@ the first ``dims[tier]`` columns, so tiny is a true prefix of pro.
 
 Training sums rows as bucket counts times the table (no sort, no ``[B, N, D]`` tensor); export
 switches to gather + matmul (``use_bag = False``), which exports cleanly. Both are the same sum.
-Optionally (``arch.local_ngrams`` / ``shape_ngrams`` / ``lower_ngrams`` / ``word_ngrams`` /
-``token_lengths``) a local detector sits beside the mean: the embeddings of the n-grams starting at
-each byte (raw bytes, byte-class "shapes", case-folded bytes, word classes, and at a token's first
-byte its length) are summed per position, passed through one ReLU layer and max-pooled, so a
+Optionally (``arch.local_ngrams`` / ``shape_ngrams`` / ``token_lengths``) a local detector sits
+beside the mean: the embeddings of the n-grams starting at each byte (raw bytes, byte-class
+"shapes", and at a token's first byte its length) are summed per position, passed through one ReLU layer and max-pooled, so a
 single secret or address in a long file still moves the features. Its output is concatenated to
 the mean before the heads (or read by the ``local_heads`` only).
 
@@ -73,17 +72,14 @@ def ngram_hashes(
     positions: int = 0,
     position_share: float = 0.0,
     exact_ops: bool = False,
-    split: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """31-bit hashes ``[B, N]`` (int64) of every n-gram, and float weights (0 for invalid ones).
 
     ``h_n = (h_{n-1} * BASE + byte + 1) mod 2**31``, then ``(h_n * mult_n) mod 2**31``. The n-grams
     starting in the first ``positions`` bytes are hashed a second time together with their offset
     (magic numbers live at fixed offsets); those weigh ``position_share`` of the mean in total, so
-    a long file does not dilute them. With ``split`` the weights are ``[B, 2, N]`` instead: the
-    plain n-grams' (positional ones 0), then the positional n-grams' (plain ones 0), for two
-    separate means (``position_share`` is unused). With ``exact_ops`` the modulo is written as
-    ``%`` (ONNX Mod) instead of ``&``; for these non-negative values both give the same bits.
+    a long file does not dilute them. With ``exact_ops`` the modulo is written as ``%`` (ONNX Mod)
+    instead of ``&``; for these non-negative values both give the same bits.
     """
     ids = data.long() + 1  # 1..256, so a zero byte still moves the hash
     pos = torch.arange(data.shape[1], device=data.device).unsqueeze(0)
@@ -101,26 +97,13 @@ def ngram_hashes(
             pos_mask.append(p <= (limit - n))
     hashes = torch.cat(out_h, dim=1)
     weights = torch.cat(out_mask, dim=1).to(torch.float32)
-    if not (positions and (split or position_share > 0)):
+    if not (positions and position_share > 0):
         return hashes, weights
     pw = torch.cat(pos_mask, dim=1).to(torch.float32)
     hashes = torch.cat((hashes, torch.cat(pos_h, dim=1)), dim=1)
-    if split:
-        return hashes, _two_means(weights, pw, dim=1)
     n_reg = weights.sum(1, keepdim=True)
     scale = position_share / (1 - position_share) * n_reg / pw.sum(1, keepdim=True).clamp(min=1.0)
     return hashes, torch.cat((weights, pw * scale), dim=1)
-
-
-def _two_means(plain: torch.Tensor, positional: torch.Tensor, dim: int) -> torch.Tensor:
-    """Weights for two means over ``cat((plain, positional), dim)``, stacked just before ``dim``."""
-    return torch.stack(
-        (
-            torch.cat((plain, torch.zeros_like(positional)), dim=dim),
-            torch.cat((torch.zeros_like(plain), positional), dim=dim),
-        ),
-        dim=dim,
-    )
 
 
 @functools.lru_cache(maxsize=32)
@@ -158,12 +141,10 @@ def ngram_hashes_fused(
     *,
     positions: int = 0,
     position_share: float = 0.0,
-    split: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The same hashes and weights as :func:`ngram_hashes` (as exact float64 integers), as
     ``[B, K, L + P]`` (one row per n: its plain then its positional n-grams) and with extra
-    zero-weight entries: the export path, ~25 ONNX nodes instead of ~130. With ``split`` the
-    weights are ``[B, K, 2, L + P]`` (plain, then positional).
+    zero-weight entries: the export path, ~25 ONNX nodes instead of ~130.
 
     The rolling hash is a polynomial modulo 2**31, so every hash (plain, and positional with its
     offset term) is ``(sum_j byte[i + j] * c_j) mod 2**31`` with constants ``c_j < 2**31``: one
@@ -179,14 +160,12 @@ def ngram_hashes_fused(
     )
     win, valid = conv_windows([data.to(torch.float32) + 1], lengths, (max(ngrams),), ngrams)
     hashes = _wrap_float(torch.matmul(plain, win))  # [B, K, L]
-    if not (positions and (split or position_share > 0)):
+    if not (positions and position_share > 0):
         return hashes, valid
     head = win[:, :, :positions]  # [B, maxn, P], P = min(positions, L)
     ph = _wrap_float(torch.matmul(posc, head) + offs[:, : head.shape[2]])  # [B, K, P]
     pw = valid[:, :, :positions]
     hashes = torch.cat((hashes, ph), dim=2)
-    if split:
-        return hashes, _two_means(valid, pw, dim=2)
     n_reg = valid.sum((1, 2), keepdim=True)
     scale = (
         position_share / (1 - position_share) * n_reg / pw.sum((1, 2), keepdim=True).clamp(min=1.0)
@@ -263,39 +242,6 @@ def aligned_hashes_fused(
     return h.transpose(0, 1), valid.transpose(0, 1) > 0
 
 
-def aligned_hashes_doubling(
-    ids: torch.Tensor, lengths: torch.Tensor, ngrams: tuple[int, ...], salt: int
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """:func:`aligned_hashes` (the same values, as int64) by doubling instead of rolling: the
-    unmixed hashes of the 2**k-grams come from those of the 2**(k-1)-grams,
-    ``h_2m(i) = h_m(i) * BASE**m + h_m(i + m) mod 2**31``, and an n-gram joins the power-of-two
-    pieces of n the same way. For long n-grams over one channel (the word classes): ~6 integer
-    steps per n instead of a Conv window as wide as the n-gram and a float64 MatMul (the export
-    path; every product is below 2**62)."""
-    m = MASK31 + 1
-    width = ids.shape[1]
-    pows: dict[int, torch.Tensor] = {1: ids}
-    p = 1
-    while 2 * p <= max(ngrams):
-        h = pows[p]
-        pows[2 * p] = (h[:, :-p] * pow(BASE, p, m) + h[:, p:]) % m
-        p *= 2
-    pos = torch.arange(width, device=ids.device).unsqueeze(0)
-    out_h, out_m = [], []
-    for n in ngrams:
-        parts = [q for q in sorted(pows, reverse=True) if n & q]
-        h = pows[parts[0]]
-        offset = parts[0]
-        for q in parts[1:]:  # h_(a+q)(i) = h_a(i) * BASE**q + h_q(i + a), a = offset
-            tail = pows[q][:, offset:]  # never wider than h
-            h = (h[:, : tail.shape[1]] * pow(BASE, q, m) + tail) % m
-            offset += q
-        h = (h * _mult(n + salt)) % m
-        out_h.append(F.pad(h, (0, width))[:, :width])
-        out_m.append(pos <= (lengths.unsqueeze(1) - n))
-    return torch.stack(out_h), torch.stack(out_m)
-
-
 def buckets_of(h: torch.Tensor, buckets: int, *, exact_ops: bool = False) -> torch.Tensor:
     """Multiply-shift reduction: the top ``log2(buckets)`` bits of a 31-bit hash."""
     shift = 31 - (buckets.bit_length() - 1)
@@ -358,12 +304,7 @@ _SHAPE[128:] = 128
 _SHAPE[ord("\t")] = ord(" ")
 SHAPE_MAP = _SHAPE
 
-# The detector's case-folded raw n-grams: A-Z -> a-z, every other byte stays itself.
-_LOWER = np.arange(256, dtype=np.uint8)
-_LOWER[ord("A") : ord("Z") + 1] += 32
-LOWER_MAP = _LOWER
-
-# Byte classes of the detector's "word" n-grams: token bytes ([A-Za-z0-9_-]) -> 'w', whitespace ->
+# Byte classes of the detector's token lengths: token bytes ([A-Za-z0-9_-]) -> 'w', whitespace ->
 # ' ', bytes >= 128 -> 128, every other byte (punctuation, control bytes) -> '.'.
 _WORD = np.full(256, ord("."), dtype=np.uint8)
 for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-":
@@ -459,14 +400,11 @@ class SteadyModel(nn.Module):
         self.use_bag = True
         rows, dim = max(cfg.buckets.values()), max(cfg.dims.values())
         self.table = nn.Parameter(torch.randn(rows, dim) * 0.1)
-        if cfg.position_rows:  # position_split's own table for the positional n-grams
-            self.pos_table = nn.Parameter(torch.randn(max(cfg.position_rows.values()), dim) * 0.1)
         if cfg.hidden:
             self.hidden = SlimLinear(dim, cfg.hidden)
             head_dims = {t: cfg.hidden for t in cfg.dims}
-        else:  # the mean (two with position_split, unless summed) feeds the heads directly
-            two = cfg.position_split and not cfg.position_sum
-            head_dims = {t: d * (2 if two else 1) for t, d in cfg.dims.items()}
+        else:  # the mean feeds the heads directly
+            head_dims = dict(cfg.dims)
         if cfg.local:
             ldim = max(cfg.local_dims.values())
             # Distinct detector row counts of the tiers with units (training sums every position
@@ -478,11 +416,7 @@ class SteadyModel(nn.Module):
             self.local_table = nn.Parameter(torch.randn(rows, ldim) * 0.1)
             self.local_proj = SlimLinear(ldim, max(1, max(cfg.local_hidden.values())))
             self.register_buffer("shape_map", torch.from_numpy(SHAPE_MAP.copy()), persistent=False)
-            if cfg.lower_ngrams:
-                self.register_buffer(
-                    "lower_map", torch.from_numpy(LOWER_MAP.copy()), persistent=False
-                )
-            if cfg.word_ngrams or cfg.token_lengths:
+            if cfg.token_lengths:
                 self.register_buffer(
                     "word_map", torch.from_numpy(WORD_MAP.copy()), persistent=False
                 )
@@ -518,23 +452,7 @@ class SteadyModel(nn.Module):
         rows = cfg.buckets[tier]
         idx = buckets_of(h, rows, exact_ops=exact)
         table = self.table[:rows, : cfg.dims[tier]]
-        weights = weights.to(table.dtype)
-        if not cfg.position_split:
-            z = self._mean(idx, weights, table)
-        else:  # weights [B, 2, N] (training) / [B, K, 2, N] (export): plain, then positional
-            plain, positional = weights.select(-2, 0), weights.select(-2, 1)
-            if cfg.position_rows:  # the positional n-grams have a table of their own
-                prow = cfg.position_rows[tier]
-                pidx = buckets_of(h, prow, exact_ops=exact)
-                ptable = self.pos_table[:prow, : cfg.dims[tier]]
-                pos_mean = self._mean(pidx, positional, ptable)
-            else:
-                pos_mean = self._mean(idx, positional, table)
-            plain_mean = self._mean(idx, plain, table)
-            if cfg.position_sum:
-                z = plain_mean + pos_mean
-            else:
-                z = torch.cat((plain_mean, pos_mean), dim=1)
+        z = self._mean(idx, weights.to(table.dtype), table)
         if cfg.hidden:
             z = F.gelu(self.hidden(z, cfg.hidden))
         if not cfg.local_heads:
@@ -577,43 +495,21 @@ class SteadyModel(nn.Module):
     def local_hashes(
         self, data: torch.Tensor, lengths: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Position-aligned detector hashes ``[K, B, L]`` and validity (raw, shape and case-folded
-        n-grams, then word n-grams, then token lengths)."""
+        """Position-aligned detector hashes ``[K, B, L]`` and validity (raw and shape n-grams,
+        then token lengths)."""
         cfg = self.cfg
         shape_map: torch.Tensor = self.shape_map  # type: ignore[assignment]
-        kinds = []  # (byte channel, n-grams, salt): raw bytes, byte shapes, case-folded bytes
+        kinds = []  # (byte channel, n-grams, salt): raw bytes, byte shapes
         if cfg.local_ngrams:
             kinds.append((data, cfg.local_ngrams, 2 * MAX_N))
         if cfg.shape_ngrams:
             kinds.append((shape_map[data.long()], cfg.shape_ngrams, 3 * MAX_N))
-        if cfg.lower_ngrams:
-            lower_map: torch.Tensor = self.lower_map  # type: ignore[assignment]
-            kinds.append((lower_map[data.long()], cfg.lower_ngrams, 6 * MAX_N))
         parts = []
         if kinds:
             parts.append(self._aligned(kinds, lengths))
-        if cfg.word_ngrams or cfg.token_lengths:  # word classes, for both kinds
-            word_map: torch.Tensor = self.word_map  # type: ignore[assignment]
-            classes = word_map[data.long()]
-        if cfg.word_ngrams:
-            # The word classes between two whitespace classes (before the first byte and just
-            # after the last one of each row), so the n-gram at position i starts at byte i - 1
-            # and may end one byte past the input: the input's start and end are boundaries.
-            # Hashed on their own (their rows are two bytes wider), then cut back to the input's
-            # width.
-            words = F.pad(classes, (1, 1), value=WORD_EDGE)
-            pos = torch.arange(words.shape[1], device=data.device).unsqueeze(0)
-            end = pos == (lengths + 1).unsqueeze(1)
-            words = words.masked_fill(end, WORD_EDGE)
-            if self.use_bag:
-                h, v = self._aligned([(words, cfg.word_ngrams, 4 * MAX_N)], lengths + 2)
-            else:  # export: no Conv window as wide as the 41-gram (small: -0.15 ms, -1.6 KB)
-                h, v = aligned_hashes_doubling(
-                    words.long() + 1, lengths + 2, cfg.word_ngrams, 4 * MAX_N
-                )
-            parts.append((h[..., : data.shape[1]], v[..., : data.shape[1]]))
         if cfg.token_lengths:
-            parts.append(token_hashes(classes, lengths, cfg.token_lengths, 5 * MAX_N))
+            word_map: torch.Tensor = self.word_map  # type: ignore[assignment]
+            parts.append(token_hashes(word_map[data.long()], lengths, cfg.token_lengths, 5 * MAX_N))
         if len(parts) == 1:
             return parts[0]
         return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
@@ -713,5 +609,4 @@ class SteadyModel(nn.Module):
             cfg.ngrams,
             positions=cfg.positions,
             position_share=cfg.position_share,
-            split=cfg.position_split,
         )

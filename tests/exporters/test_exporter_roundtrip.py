@@ -252,9 +252,9 @@ def test_fp16_for_cuda_keeps_float32_outputs(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("local_heads", [[], ["risk"]])
 def test_steady_local_detector_round_trip(tmp_path, local_heads):
-    """The max-pooled local detector (arch.local_ngrams / shape_ngrams / lower_ngrams /
-    word_ngrams / token_lengths) exports with parity, read by every head or routed to the named ones (then
-    with detector rows per tier)."""
+    """The max-pooled local detector (arch.local_ngrams / shape_ngrams / token_lengths) exports
+    with parity, read by every head or routed to the named ones (then with detector rows per
+    tier)."""
     from picohead.testing import toy_spec
     from picohead_runtime.spec import ModelSpec
 
@@ -263,8 +263,6 @@ def test_steady_local_detector_round_trip(tmp_path, local_heads):
         **d["arch"],
         "local_ngrams": [4, 8],
         "shape_ngrams": [3, 6],
-        "lower_ngrams": [4],
-        "word_ngrams": [3, 22],
         "token_lengths": 40,
         "local_buckets": 512,
         "local_dims": {"tiny": 4, "small": 8},
@@ -293,25 +291,12 @@ def _export_every_tier_fp32(spec: Any, seed: int, out: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "position_rows, summed",
-    [({}, False), ({"tiny": 64, "small": 256}, False), ({"tiny": 64, "small": 256}, True)],
-)
-def test_steady_position_split_round_trip(tmp_path, position_rows, summed):
-    """arch.position_split (a plain and a positional mean side by side) exports with parity on
-    both of the export's mean paths: bucket counts (tiny's table) and gathers (small's 16384
-    rows, over EXPORT_BAG_ROWS); with position_rows, the positional n-grams' own table too, and
-    with position_sum the two means added."""
+def test_steady_mean_paths_round_trip(tmp_path):
+    """The mean exports with parity on both of the export's paths: bucket counts (tiny's 512
+    rows) and gathers (small's 16384 rows, over EXPORT_BAG_ROWS), with positional n-grams."""
     from picohead.testing import toy_spec
     from picohead_runtime.spec import ModelSpec
 
     d = toy_spec("steady")
-    d["arch"] = {
-        **d["arch"],
-        "positions": 16,
-        "position_split": True,
-        "position_rows": position_rows,
-        "position_sum": summed,
-        "buckets": {"tiny": 512, "small": 16384},
-    }
+    d["arch"] = {**d["arch"], "positions": 16, "buckets": {"tiny": 512, "small": 16384}}
     _export_every_tier_fp32(ModelSpec.from_dict(d), 4, tmp_path)

@@ -48,8 +48,8 @@ def test_trained_toy_model_is_not_flipped_to_text(tmp_path):
     from click.testing import CliRunner
 
     from picohead.cli import main
-    from picohead.testing import write_toy_corpus
     from picohead.export import export_run
+    from picohead.testing import write_toy_corpus
 
     corpus = write_toy_corpus(tmp_path / "toy", n_train=800, n_eval=200)
     run = tmp_path / "run"

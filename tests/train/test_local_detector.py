@@ -8,14 +8,7 @@ import torch
 
 from picohead.data import risk
 from picohead.models import build_model, slice_tier
-from picohead.models.steady import (
-    LOWER_MAP,
-    SHAPE_MAP,
-    WORD_MAP,
-    aligned_hashes,
-    aligned_hashes_doubling,
-    token_hashes,
-)
+from picohead.models.steady import SHAPE_MAP, WORD_MAP, token_hashes
 from picohead.testing import toy_spec
 from picohead.train import (
     TrainConfig,
@@ -32,8 +25,6 @@ from picohead_runtime.windows import batch_windows
 LOCAL = {
     "local_ngrams": [4, 8],
     "shape_ngrams": [3, 6],
-    "lower_ngrams": [4],
-    "word_ngrams": [3, 12],
     "token_lengths": 24,
     "local_buckets": 512,
     "local_dims": {"tiny": 4, "small": 8},
@@ -65,64 +56,10 @@ def test_shape_map_folds_letters_and_digits_only():
     assert SHAPE_MAP[ord("@")] == ord("@") and SHAPE_MAP[ord("\n")] == ord("\n")
 
 
-def test_lower_ngrams_read_a_name_the_same_in_any_case():
-    """The case-folded n-grams of ``Pwd = x`` and ``pwd = x`` are equal position by position; the
-    raw n-grams at the name differ."""
-    assert LOWER_MAP[ord("Q")] == ord("q") and LOWER_MAP[ord("q")] == ord("q")
-    assert LOWER_MAP[ord("@")] == ord("@") and LOWER_MAP[200] == 200
-    torch.manual_seed(0)
-    d = toy_spec("steady")
-    d["arch"] = {**d["arch"], **LOCAL, "shape_ngrams": [], "word_ngrams": [], "token_lengths": 0}
-    model = build_model(ModelSpec.from_dict(d)).eval()
-    x, lengths = (torch.from_numpy(a) for a in batch_windows([b"Pwd = hunter2", b"pwd = hunter2"]))
-    h, valid = model.local_hashes(x, lengths)
-    assert h.shape[0] == 3  # raw 4- and 8-grams, then the case-folded 4-gram
-    assert not torch.equal(h[0, 0, 0], h[0, 1, 0])
-    assert torch.equal(h[2, 0], h[2, 1]) and torch.equal(valid[2, 0], valid[2, 1])
-    model.use_bag = False  # the export path folds the same way
-    h2, valid2 = model.local_hashes(x, lengths)
-    assert torch.equal(valid2, valid) and torch.equal(h2[valid2].long(), h[valid])
-
-
 def test_word_map_folds_token_bytes_and_whitespace():
     assert {WORD_MAP[c] for c in b"aZ09_-"} == {ord("w")}
     assert {WORD_MAP[c] for c in b" \t\n\r"} == {ord(" ")}
     assert {WORD_MAP[c] for c in b".:=\"'@/\x00"} == {ord(".")} and WORD_MAP[200] == 128
-
-
-def test_word_ngrams_see_the_input_start_and_end_as_whitespace():
-    """The word n-gram at a token's first byte reads the byte before it: the same token after a
-    space or at the input's start gives the same hash there; after '=' another one. The input's
-    end reads as whitespace too, whatever the padding holds."""
-    torch.manual_seed(0)
-    d = toy_spec("steady")
-    d["arch"] = {
-        **d["arch"],
-        **LOCAL,
-        "local_ngrams": [],
-        "shape_ngrams": [],
-        "lower_ngrams": [],
-        "token_lengths": 0,
-    }
-    model = build_model(ModelSpec.from_dict(d)).eval()
-    token = b"AKIA" + b"Q" * 16
-    rows = [token, b" " + token, b"=" + token, token + b" " + b"Z" * 40]
-    x, lengths = (torch.from_numpy(a) for a in batch_windows(rows))
-    for r in range(3):
-        x[r, len(rows[r]) :] = ord("Z")  # token bytes, not zeros, in the padding
-    h, valid = model.local_hashes(x, lengths)
-    assert h.shape[0] == 2  # the two word n-gram lengths, nothing else
-    assert torch.equal(h[:, 0, 0], h[:, 1, 1]) and bool(valid[:, 0, 0].all())
-    assert torch.equal(h[:, 0, 0], h[:, 3, 0])  # the end reads as the space of row 3
-    assert not torch.equal(h[:, 0, 0], h[:, 2, 1])
-    # An n-gram at position i covers bytes i - 1 .. i + n - 2, byte len(row) being the end: the
-    # 3-gram fits at the last byte, the 12-gram 10 bytes before it, and neither one byte later.
-    n = len(token)
-    assert bool(valid[0, 0, n - 1]) and not bool(valid[0, 0, n])
-    assert bool(valid[1, 0, n - 10]) and not bool(valid[1, 0, n - 9])
-    model.use_bag = False  # the export path hashes the same way
-    h2, valid2 = model.local_hashes(x, lengths)
-    assert torch.equal(valid2, valid) and torch.equal(h2[valid2].long(), h[valid])
 
 
 def _tokens_by_hand(row: bytes, cap: int) -> dict[int, tuple[str, int, str]]:
@@ -167,20 +104,6 @@ def test_token_hashes_hold_the_class_before_the_length_and_the_class_after(cap):
             assert 0 <= value < 2**31
             assert seen.setdefault(key, value) == value, key
     assert len(set(seen.values())) == len(seen)  # different readings, different hashes
-
-
-@pytest.mark.parametrize("width", [1, 5, 40, 41, 64, 300])
-def test_doubling_hashes_equal_the_rolling_ones(width):
-    """The export path's doubling hashes: the rolling hash's value at every valid position, for
-    n-grams longer and shorter than the row, and the same validity."""
-    g = torch.Generator().manual_seed(width)
-    ids = torch.randint(1, 257, (3, width), generator=g)
-    lengths = torch.tensor([width, max(1, width // 2), 1])
-    ngrams = (2, 3, 12, 22, 41, 64)
-    h_a, v_a = aligned_hashes(ids, lengths, ngrams, 64)
-    h_b, v_b = aligned_hashes_doubling(ids, lengths, ngrams, 64)
-    assert h_b.shape == h_a.shape and torch.equal(v_a, v_b)
-    assert torch.equal(h_a[v_a], h_b[v_b])
 
 
 def test_detector_widens_only_the_tiers_that_have_it():

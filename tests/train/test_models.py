@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from picohead.models import build_model, count_params, slice_tier
+from picohead.models.config import config_from_spec, config_to_arch
 from picohead.models.steady import (
     buckets_of,
     ngram_buckets_np,
@@ -122,28 +123,9 @@ def test_fused_export_hashes_are_the_same_multiset(ngrams, positions, share):
         assert int(buckets_of(hf, buckets, exact_ops=True).max()) < buckets
 
 
-POS_ROWS = {"tiny": 64, "small": 256, "base": 512, "pro": 512}
-
-
-def _split_spec(position_rows: dict[str, int] | None = None, summed: bool = False) -> ModelSpec:
-    d = _default_spec("steady").to_dict()
-    d["arch"] = {
-        "position_split": True,
-        "position_rows": position_rows or {},
-        "position_sum": summed,
-    }
-    return ModelSpec.from_dict(d)
-
-
-@pytest.mark.parametrize("split", ["none", "shared", "own_table", "summed"])
-def test_steady_export_path_matches_training_path(split):
+def test_steady_export_path_matches_training_path():
     torch.manual_seed(0)
-    spec = {
-        "none": _default_spec("steady"),
-        "shared": _split_spec(),
-        "own_table": _split_spec(POS_ROWS),
-        "summed": _split_spec(POS_ROWS, summed=True),
-    }[split]
+    spec = _default_spec("steady")
     model = build_model(spec).eval()
     x, lengths, _ = _batch(3)
     with torch.no_grad():
@@ -156,7 +138,7 @@ def test_steady_export_path_matches_training_path(split):
 
 
 def test_bytes_attention_depth_per_tier():
-    from picohead.models.config import BytesConfig, config_from_spec
+    from picohead.models.config import BytesConfig
 
     cfg = config_from_spec(_default_spec("bytes"))
     assert isinstance(cfg, BytesConfig) and cfg.attn_depth["tiny"] == 0
@@ -171,74 +153,42 @@ def test_bytes_attention_depth_per_tier():
     assert isinstance(old, BytesConfig) and set(old.attn_depth.values()) == {2}
 
 
-@pytest.mark.parametrize("rows", [None, POS_ROWS])
-def test_position_split_two_means(rows):
-    """With position_split the features are the plain mean, then the positional mean (whose
-    n-grams hash into the main table, or into a table of their own with position_rows)."""
-    torch.manual_seed(0)
-    spec = _split_spec(rows)
-    model = build_model(spec).eval()
-    rng = np.random.default_rng(5)
-    body = rng.integers(0, 256, 600, dtype=np.uint8).tobytes()
-    other = rng.integers(0, 256, 600, dtype=np.uint8).tobytes()
-    magic = b"\x89PNG\r\n\x1a\n" + bytes(32)
-    x, lengths = batch_windows([magic + body, magic + other, b"GIF89a" + bytes(34) + body])
-    x, lengths = torch.from_numpy(x), torch.from_numpy(lengths)
-    with torch.no_grad():
-        zs = {}
-        for tier in spec.tiers:
-            z = zs[tier] = model.features(x, lengths, tier)
-            d = model.cfg.dims[tier]
-            assert z.shape == (3, 2 * d)
-            plain, positional = z[:, :d], z[:, d:]
-            # the same first 40 bytes: the same positional mean, whatever follows
-            torch.testing.assert_close(positional[0], positional[1], rtol=0, atol=1e-6)
-            assert not torch.allclose(positional[0], positional[2])
-            assert not torch.allclose(plain[0], plain[1])
-            sliced, _ = slice_tier(model, spec, tier)
-            for h, v in model(x, lengths, tier).items():
-                torch.testing.assert_close(v, sliced(x, lengths, tier)[h], rtol=0, atol=0)
-    if rows:  # the positional table moves only the positional half
-        model.pos_table.data.mul_(2.0)
-        with torch.no_grad():
-            for tier in spec.tiers:
-                z2 = model.features(x, lengths, tier)
-                d = model.cfg.dims[tier]
-                torch.testing.assert_close(z2[:, :d], zs[tier][:, :d], rtol=0, atol=0)
-                torch.testing.assert_close(z2[:, d:], 2 * zs[tier][:, d:], rtol=1e-5, atol=1e-6)
+RETIRED_OFF = {
+    "position_split": False,
+    "position_rows": {},
+    "position_sum": False,
+    "lower_ngrams": [],
+    "word_ngrams": [],
+}
 
 
-def test_position_sum_adds_the_two_means():
-    """position_sum: the heads read plain + positional (dims wide, not 2 x dims); the sum is
-    exactly the side-by-side model's two halves added, tier by tier."""
-    torch.manual_seed(0)
-    side = build_model(_split_spec(POS_ROWS)).eval()
-    spec = _split_spec(POS_ROWS, summed=True)
-    summed = build_model(spec).eval()
-    summed.table.data.copy_(side.table.data)
-    summed.pos_table.data.copy_(side.pos_table.data)
-    x, lengths, _ = _batch(3)
-    with torch.no_grad():
-        for tier in spec.tiers:
-            d = summed.cfg.dims[tier]
-            z, z2 = side.features(x, lengths, tier), summed.features(x, lengths, tier)
-            assert z2.shape == (x.shape[0], d)
-            torch.testing.assert_close(z2, z[:, :d] + z[:, d:], rtol=1e-6, atol=1e-6)
-            sliced, _ = slice_tier(summed, spec, tier)
-            for h, v in summed(x, lengths, tier).items():
-                torch.testing.assert_close(v, sliced(x, lengths, tier)[h], rtol=0, atol=0)
-
-
-def test_position_split_and_rows_are_validated():
+def test_retired_arch_keys_are_read_only_at_their_off_value():
+    """Knobs that were tried and not adopted left the model (issue 25); the bundled content-v7
+    files and older runs still carry them at their off value, which reads as if absent. Any other
+    value fails, naming the key."""
     d = _default_spec("steady").to_dict()
-    for arch in (
-        {"position_split": True, "positions": 0},
-        {"position_split": True, "hidden": 8},
-        {"position_rows": POS_ROWS},  # a table of their own needs position_split
-        {"position_split": True, "position_rows": {**POS_ROWS, "tiny": 100}},
-        {"position_sum": True},  # a sum of two means needs the two means
-        {"position_split": True, "position_sum": 1},
+    d["arch"] = dict(RETIRED_OFF)
+    cfg = config_from_spec(ModelSpec.from_dict(d))
+    assert cfg == config_from_spec(_default_spec("steady"))
+    assert not set(RETIRED_OFF) & set(config_to_arch(cfg))  # never written again
+    for key, on in (
+        ("position_split", True),
+        ("position_rows", {"tiny": 64, "small": 256, "base": 512, "pro": 512}),
+        ("position_sum", True),
+        ("position_split", 0),  # not False: a retired key is off only at exactly its off value
+        ("lower_ngrams", [4]),
+        ("word_ngrams", [12, 22, 41]),
     ):
-        d["arch"] = arch
-        with pytest.raises(SpecError, match="position_split|position_rows|position_sum"):
+        d["arch"] = {**RETIRED_OFF, key: on}
+        with pytest.raises(SpecError, match=rf"arch\.{key}: retired"):
             build_model(ModelSpec.from_dict(d))
+
+
+def test_bundled_content_model_arch_still_parses():
+    """The bundled content-v7 files were written while the retired keys existed (at off)."""
+    from picohead_runtime.model import default_model_dir, load_model
+
+    for path in sorted(default_model_dir().glob("*.onnx")):
+        spec = load_model(path).meta.spec
+        assert spec.arch["word_ngrams"] == []  # the file is unchanged
+        build_model(spec)
