@@ -33,6 +33,10 @@ log = logging.getLogger(__name__)
 def parse_new_heads(doc: Any, spec: ModelSpec, source: str) -> ModelSpec:
     """The run's spec with the heads of ``doc`` (one head object or ``{"heads": [...]}``) appended."""
     heads = doc.get("heads") if isinstance(doc, dict) and "heads" in doc else [doc]
+    if isinstance(doc, dict) and "heads" in doc and set(doc) != {"heads"}:
+        extra = sorted(set(doc) - {"heads"})[0]
+        raise SpecError(f"{source}: {extra}: unknown key beside 'heads'; give one head object or "
+                        "{'heads': [...]} alone")
     if not isinstance(heads, list) or not heads:
         raise SpecError(f"{source}: give one head object or {{'heads': [...]}}")
     d = spec.to_dict()

@@ -173,7 +173,7 @@ def harvest(entry: dict[str, Any], root: Path, version: str, store: BlobStore, *
     for i, rule in enumerate(rules):
         files = buckets[i]
         rng.shuffle(files)
-        cap = rule.cap or entry.get("cap", default_cap)
+        cap = rule.cap or default_cap
         taken = 0
         nzip = sum(rel.endswith((".jar", ".zip")) for rel, _ in files)
         for rel, p in files:

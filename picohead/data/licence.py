@@ -48,8 +48,9 @@ from pathlib import Path
 from typing import Any
 
 from picohead.data.fetch import FetchError, fetch
-from picohead.data.recipe import load_recipe
+from picohead.data.recipe import RecipeError, check_keys, load_recipe
 from picohead.data.store import BlobStore
+from picohead_runtime.spec import HEAD_KEYS
 
 log = logging.getLogger(__name__)
 
@@ -510,11 +511,37 @@ def split_groups(samples: list[dict[str, Any]], mins: dict[str, int],
 
 
 # -- the build -------------------------------------------------------------------------------
+# The keys the licence recipe, its settings, its extra packages and its head file may hold (what
+# the build reads); "_comment"-style keys pass everywhere.
+LICENCE_KEYS = frozenset({"name", "version", "spec", "packages_from", "extra", "settings"})
+LICENCE_SETTINGS = frozenset({"cuts", "cap_per_group_label", "cap_per_label", "min_per_split",
+                              "train_groups"})
+EXTRA_KEYS = frozenset({"kind", "name", "version"})
+
+
 def load_licence_recipe(name_or_path: str = "licence") -> tuple[Path, dict[str, Any]]:
+    """The recipe's folder and its checked ``recipe.json`` (RecipeError naming an unknown key)."""
     p = Path(name_or_path)
     root = p.parent if p.is_file() else p if p.is_dir() else \
         Path(str(resources.files("picohead") / "recipes" / name_or_path))
-    return root, json.loads((root / "recipe.json").read_text(encoding="utf-8"))
+    f = root / "recipe.json"
+    rec = json.loads(f.read_text(encoding="utf-8"))
+    check_keys(rec, LICENCE_KEYS, "", f)
+    check_keys(rec.get("settings", {}), LICENCE_SETTINGS, "settings", f)
+    extra = rec.get("extra", [])
+    if not isinstance(extra, list):
+        raise RecipeError(f"{f}: extra must be a list of package entries")
+    for i, e in enumerate(extra):
+        check_keys(e, EXTRA_KEYS, f"extra[{i}]", f)
+    return root, rec
+
+
+def load_head(root: Path, rec: dict[str, Any]) -> dict[str, Any]:
+    """The recipe's head file (a head object, as ``picohead add-head`` reads it)."""
+    f = root / rec.get("spec", "head.json")
+    head = json.loads(f.read_text(encoding="utf-8"))
+    check_keys(head, HEAD_KEYS, "", f)
+    return head
 
 
 def recipe_entries(rec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -541,7 +568,7 @@ def build_licence(out: Path, cache: Path, *, recipe: str = "licence", offline: b
                   texts: list[Text] | None = None) -> dict[str, Any]:
     """Build the licence corpus in ``out``; ``texts`` replaces harvesting (tests)."""
     root, rec = load_licence_recipe(recipe)
-    head = json.loads((root / rec.get("spec", "head.json")).read_text(encoding="utf-8"))
+    head = load_head(root, rec)
     st = rec.get("settings", {})
     mins = st.get("min_per_split", {"train": 20, "val": 5, "test": 5})
     stats: Counter[str] = Counter()

@@ -34,6 +34,32 @@ class RecipeError(ValueError):
     pass
 
 
+# The keys a corpus recipe may hold: exactly what the builder reads (and what the shipped recipes
+# use). A key starting with "_" is a comment anywhere; "notes" is the recipe's prose for the card.
+RECIPE_KEYS = frozenset({"name", "version", "spec", "settings", "dropped_labels", "notes", "sources"})
+SETTING_KEYS = frozenset({
+    "cap_per_source_label", "cap_per_label", "cuts_per_file", "per_format", "per_generator",
+    "generators", "risk_per_label", "risk_short_share", "min_per_split", "min_groups_per_label"})
+KINDS = frozenset({"deb", "debsrc", "debdesc", "pypi", "npm", "git"})
+ENTRY_KEYS = frozenset({"kind", "name", "version", "licence", "take", "split_by", "sdist",
+                        "languages", "repo", "commit", "paths"})  # repo/commit/paths: git only
+TAKE_KEYS = frozenset({
+    "code", "text", "text_from", "mime", "subtype", "ext", "name", "name_re", "under", "exclude",
+    "shebang", "magic", "inner", "gunzip", "cap", "chunks_per_file"})
+
+
+def check_keys(d: Any, allowed: frozenset[str], where: str, source: object) -> None:
+    """RecipeError naming the first key of ``d`` outside ``allowed`` (``_comment``-style keys
+    pass), ``where`` it stands and the file, with the keys that are allowed."""
+    if not isinstance(d, dict):
+        raise RecipeError(f"{source}: {where} must be an object")
+    extra = sorted(k for k in d if k not in allowed and not str(k).startswith("_"))
+    if extra:
+        at = f"{where}.{extra[0]}" if where else extra[0]
+        raise RecipeError(f"{source}: {at}: unknown key; allowed: {', '.join(sorted(allowed))} "
+                          "(and _comment-style keys)")
+
+
 def reserved_repo_name(repo: str) -> bool:
     """True for a GitHub ``owner/name`` matching ``RESERVED_REPOS`` (case-insensitive)."""
     owner, _, name = repo.lower().partition("/")
@@ -71,6 +97,7 @@ class Recipe:
         return self.root / self.data.get("spec", "spec.json")
 
     def setting(self, key: str, default: Any) -> Any:
+        assert key in SETTING_KEYS, key  # a setting the builder reads is one a recipe may hold
         return self.data.get("settings", {}).get(key, default)
 
 
@@ -98,13 +125,30 @@ def load_recipe(name_or_path: str) -> Recipe:
     if not f.exists():
         raise RecipeError(f"no recipe at {f}; pass a recipe name (e.g. 'content') or a folder")
     data = json.loads(f.read_text(encoding="utf-8"))
-    if not isinstance(data.get("sources"), list):
-        raise RecipeError(f"{f}: 'sources' must be a list of package entries")
-    for i, e in enumerate(data["sources"]):
-        for k in ("kind", "name", "take"):
-            if k not in e:
-                raise RecipeError(f"{f}: sources[{i}] lacks {k!r}")
-        if e["kind"] == "git" and not (e.get("commit") and e.get("licence")):
-            raise RecipeError(f"{f}: git entry {e['name']!r} needs a pinned commit and a licence")
+    check_recipe(data, f)
     check_reserved(data["sources"])
     return Recipe(name=data.get("name", root.name), root=root, data=data)
+
+
+def check_recipe(data: Any, source: object) -> None:
+    """RecipeError naming the key and ``source`` for an unknown key at the top, in ``settings``,
+    in a source entry or in a ``take`` rule, or a source entry that lacks what it needs."""
+    check_keys(data, RECIPE_KEYS, "", source)
+    check_keys(data.get("settings", {}), SETTING_KEYS, "settings", source)
+    if not isinstance(data.get("sources"), list):
+        raise RecipeError(f"{source}: 'sources' must be a list of package entries")
+    for i, e in enumerate(data["sources"]):
+        where = f"sources[{i}]"
+        check_keys(e, ENTRY_KEYS, where, source)
+        for k in ("kind", "name", "take"):
+            if k not in e:
+                raise RecipeError(f"{source}: {where} lacks {k!r}")
+        if e["kind"] not in KINDS:
+            raise RecipeError(f"{source}: {where}.kind: {e['kind']!r} is not one of "
+                              f"{', '.join(sorted(KINDS))}")
+        if e["kind"] == "git" and not (e.get("commit") and e.get("licence")):
+            raise RecipeError(f"{source}: git entry {e['name']!r} needs a pinned commit and a licence")
+        if not isinstance(e["take"], list):
+            raise RecipeError(f"{source}: {where}.take must be a list of rules")
+        for j, rule in enumerate(e["take"]):
+            check_keys(rule, TAKE_KEYS, f"{where}.take[{j}]", source)

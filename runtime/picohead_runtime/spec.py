@@ -222,25 +222,17 @@ def _prob(value: Any, key: str, source: str) -> float:
     return float(value)
 
 
+# The keys a head object may hold (a spec's heads, a head file for ``picohead add-head``).
+HEAD_KEYS = frozenset(
+    {"name", "kind", "labels", "gate", "weight", "threshold", "label_thresholds", "disabled_labels"}
+)
+
+
 def _parse_head(d: Any, i: int, source: str) -> HeadSpec:
     where = f"heads[{i}]"
     if not isinstance(d, Mapping):
         raise _fail(source, where, "must be an object with name, kind and labels")
-    _check_keys(
-        d,
-        {
-            "name",
-            "kind",
-            "labels",
-            "gate",
-            "weight",
-            "threshold",
-            "label_thresholds",
-            "disabled_labels",
-        },
-        where,
-        source,
-    )
+    _check_keys(d, set(HEAD_KEYS), where, source)
     name = _require(d, "name", where, source)
     if not isinstance(name, str) or not _NAME_RE.match(name):
         raise _fail(

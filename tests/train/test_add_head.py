@@ -2,11 +2,12 @@
 
 import json
 
+import pytest
 import torch
 from click.testing import CliRunner
 
 from picohead.cli import main
-from picohead.testing import write_toy_corpus
+from picohead.testing import toy_spec, write_toy_corpus
 from picohead.train import load_model
 
 
@@ -87,3 +88,14 @@ def test_add_head_keeps_old_weights_and_learns(tmp_path):
         ],
     )
     assert r.exit_code == 2 and "already exists" in r.output
+
+
+def test_a_heads_file_with_a_stray_key_is_refused():
+    from picohead.add_head import parse_new_heads
+    from picohead_runtime.spec import ModelSpec, SpecError
+
+    spec = ModelSpec.from_dict(toy_spec("steady"))
+    head = {"name": "licence", "kind": "softmax", "labels": ["MIT", "GPL-2"]}
+    assert "licence" in parse_new_heads({"heads": [head]}, spec, "h.json").head_names
+    with pytest.raises(SpecError, match="h.json: version: unknown key beside 'heads'"):
+        parse_new_heads({"heads": [head], "version": 2}, spec, "h.json")
