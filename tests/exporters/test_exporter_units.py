@@ -81,7 +81,9 @@ def test_conv_weights_int8_matches_float_conv():
 
 
 def test_quantize_int8_skips_activation_matmuls():
-    """Only constant-weight MatMuls are quantized (attention/pooling matmuls stay float)."""
+    """Only constant-weight MatMuls are quantized (attention/pooling matmuls stay float), and they
+    end weight-only: an int8 weight behind a DequantizeLinear, float arithmetic (no activation
+    quantized per call, so no answer depends on its batch)."""
     from picohead_exporters.quantize import quantize_int8
 
     rng = np.random.default_rng(0)
@@ -99,9 +101,25 @@ def test_quantize_int8_skips_activation_matmuls():
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", 4])],
         [w],
     )
-    q = quantize_int8(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    q = quantize_int8(model)
     ops = [n.op_type for n in q.graph.node]
-    assert "MatMulInteger" in ops and ops.count("MatMul") == 1
+    assert "MatMulInteger" not in ops and "DynamicQuantizeLinear" not in ops
+    assert ops.count("MatMul") == 2 and ops.count("DequantizeLinear") == 1
+    inits = {i.name: i for i in q.graph.initializer}
+    dq = next(n for n in q.graph.node if n.op_type == "DequantizeLinear")
+    assert inits[dq.input[0]].data_type in (TensorProto.INT8, TensorProto.UINT8)
+    import onnxruntime as ort
+
+    x = rng.normal(size=(5, 16)).astype(np.float32)
+    x2 = rng.normal(size=(16, 4)).astype(np.float32)
+    s = ort.InferenceSession(q.SerializeToString(), providers=["CPUExecutionProvider"])
+    together = s.run(None, {"x": x, "x2": x2})[0]
+    alone = np.concatenate([s.run(None, {"x": x[i:i + 1], "x2": x2})[0] for i in range(5)])
+    # batch-invariant up to float rounding (no per-call activation scale any more)
+    assert np.allclose(together, alone, rtol=1e-5, atol=1e-5)
+    ref = x @ numpy_helper.to_array(w) @ x2
+    assert np.abs(together - ref).max() < 0.05 * np.abs(ref).max()
 
 
 def _spec():
