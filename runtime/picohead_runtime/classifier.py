@@ -54,9 +54,9 @@ class Classifier:
     ``top_k``: raw labels kept per head.
     ``batch_size``: files read per chunk in :meth:`classify_paths` (default 32 on CPU, 1024 on
     CUDA). A chunk's windows are padded to fixed widths (powers of two from 64 up to the full
-    window) and run as one call per width, so short files are not padded to 2 KB, and with an fp32
-    graph a file's result does not depend on the files batched with it (int8 graphs quantize
-    activations with one scale per call, so their last digits can).
+    window) and run as one call per width, so short files are not padded to 2 KB, and a file's
+    answer does not depend on the files batched with it (the int8 files keep int8 weights and float
+    activations; scores can differ in the last float digits, labels do not).
     ``stream_limit``: bytes read from a stream (a pipe, or a file whose size says 0, like
     ``/proc/self/status``) before it is cut short; such a result is ``ok`` with ``truncated``
     set and a ``message`` (see ``picohead_runtime.windows``).
