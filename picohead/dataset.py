@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from picohead_runtime.errors import PicoheadError
 from picohead_runtime.spec import ModelSpec, SpecError
 from picohead_runtime.windows import extract_window
 
@@ -62,7 +63,7 @@ class WindowData:
         )
 
 
-class ManifestError(ValueError):
+class ManifestError(PicoheadError, ValueError):
     """A manifest line that cannot be used; the message names the file and line."""
 
 

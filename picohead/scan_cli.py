@@ -18,6 +18,17 @@ from typing import IO, NoReturn
 
 import click
 
+from picohead.options import shared
+from picohead_runtime.options import (
+    BATCH_SIZE,
+    DEVICE,
+    FOLLOW_SYMLINKS,
+    MODEL,
+    THREADS,
+    TIER,
+    TOP_K,
+)
+
 ENGINES = ("local", "dask", "ray")
 
 
@@ -46,20 +57,13 @@ ENGINES = ("local", "dask", "ray")
     default=None,
     help="output format (default: parquet for a .parquet file, else jsonl)",
 )
-@click.option("--model", default=None, help="an .onnx file or a model folder (default: bundled)")
-@click.option(
-    "--tier",
-    default=None,
-    help="tier to load from a model folder (default: the folder's model.json default_tier, "
-    "else small; the bundled model's is pro)",
-)
-@click.option("--device", type=click.Choice(["cpu", "cuda", "auto"]), default="cpu")
-@click.option(
-    "--threads", type=click.IntRange(min=1), default=1, help="onnxruntime threads per worker"
-)
-@click.option("--top-k", type=click.IntRange(min=1), default=3, help="raw labels kept per head")
-@click.option("--batch-size", type=click.IntRange(min=1), default=64, help="files per model call")
-@click.option("--follow-symlinks", is_flag=True, help="follow symbolic links (off by default)")
+@shared(MODEL)
+@shared(TIER)
+@shared(DEVICE)
+@shared(THREADS)
+@shared(TOP_K)
+@shared(BATCH_SIZE, default=64, help="files per model call (default 64)")
+@shared(FOLLOW_SYMLINKS)
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
@@ -117,8 +121,8 @@ def scan_cmd(
 
     from tqdm import tqdm
 
-    from picohead_runtime import ModelError, SpecError
-    from picohead_runtime.cli import OutputError, silence_stdout
+    from picohead_runtime.cli import silence_stdout
+    from picohead_runtime.errors import OutputError, PicoheadError
     from picohead_runtime.scale import ScaleConfig, classifier_for
     from picohead_runtime.scale.scan import iter_inputs, open_writer, scan, summary
 
@@ -140,7 +144,7 @@ def scan_cmd(
         )
         classifier_for(config)  # fail here, before any cluster starts, when the model is bad
         writer = open_writer(fmt, out, config, sys.stdout)
-    except (ModelError, SpecError, ImportError, OSError, ValueError, OutputError) as e:
+    except (PicoheadError, ImportError, OSError, ValueError) as e:  # ValueError: ScaleConfig
         fail(str(e))
 
     show = not no_progress and sys.stderr.isatty()

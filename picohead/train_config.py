@@ -11,11 +11,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from picohead_runtime.errors import PicoheadError
+
 # The hashed-n-gram table learns best with a much larger step (byteSteady used SGD at 0.1).
 DEFAULT_LR = {"bytes": 3e-3, "steady": 3e-2}
 
 
-class ConfigError(ValueError):
+class ConfigError(PicoheadError, ValueError):
     """A config or recipe file with a key nobody reads, or a value of the wrong kind; the message
     names the key and the file."""
 

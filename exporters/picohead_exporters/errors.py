@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from picohead_runtime.errors import PicoheadError
 
-class ExportError(RuntimeError):
+
+class ExportError(PicoheadError, RuntimeError):
     """The export could not be done (bad input, exporter failure); CLI exit code 2."""
 
 

@@ -31,10 +31,12 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from picohead_runtime.errors import PicoheadError
+
 log = logging.getLogger(__name__)
 
 
-class FetchError(RuntimeError):
+class FetchError(PicoheadError, RuntimeError):
     pass
 
 

@@ -23,8 +23,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from picohead_runtime.errors import PicoheadError
 
-class MirrorError(RuntimeError):
+
+class MirrorError(PicoheadError, RuntimeError):
     pass
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from picohead.data.recipe import RESERVED_REPOS, is_reserved, load_recipe, reserved_repo_name
+from picohead_runtime.errors import PicoheadError
 
 # Encoders and libraries the corpus's generators (picohead/data/formats.py, risk.py) write with.
 GENERATOR_PROJECTS = frozenset({
@@ -170,7 +171,7 @@ def wild_producers() -> CorpusProducers:
     return wp
 
 
-class IndependenceError(ValueError):
+class IndependenceError(PicoheadError, ValueError):
     """The wild suite shares a producer or content with the corpus, or dev with test."""
 
 

@@ -17,6 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from picohead_runtime.errors import PicoheadError
+
 RESERVED_PREFIXES = ("gnome", "libgnome", "evolution", "yelp")
 RESERVED_NAMES = frozenset({
     "asymptote-doc", "clamav-testfiles", "fonts-font-awesome", "gdk-pixbuf-tests", "gimp-data",
@@ -30,7 +32,7 @@ RESERVED_REPOS = ("github-linguist/linguist", "TheAlgorithms/*", "exercism/*", "
                   "Yelp/detect-secrets")
 
 
-class RecipeError(ValueError):
+class RecipeError(PicoheadError, ValueError):
     pass
 
 

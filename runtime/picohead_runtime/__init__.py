@@ -18,6 +18,8 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Classifier": "picohead_runtime.classifier",
     "STATUSES": "picohead_runtime.io",
+    "Status": "picohead_runtime.io",
+    "PicoheadError": "picohead_runtime.errors",
     "ENV_MODEL": "picohead_runtime.model",
     "ModelError": "picohead_runtime.model",
     "bundled_models": "picohead_runtime.model",
@@ -31,7 +33,8 @@ _EXPORTS = {
 
 if TYPE_CHECKING:
     from picohead_runtime.classifier import Classifier
-    from picohead_runtime.io import STATUSES
+    from picohead_runtime.errors import PicoheadError
+    from picohead_runtime.io import STATUSES, Status
     from picohead_runtime.model import ENV_MODEL, ModelError, bundled_models
     from picohead_runtime.results import UNKNOWN, HeadResult, MultilabelResult, Result
     from picohead_runtime.spec import ModelSpec, SpecError
@@ -59,8 +62,10 @@ __all__ = [
     "ModelError",
     "ModelSpec",
     "MultilabelResult",
+    "PicoheadError",
     "Result",
     "SpecError",
+    "Status",
     "__version__",
     "bundled_models",
 ]

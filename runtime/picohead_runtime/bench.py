@@ -28,22 +28,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from picohead_runtime.cli import (
-    Output,
-    OutputError,
-    _positive,
-    add_model_args,
-    fail,
-    silence_stdout,
-    tier_help,
-)
+from picohead_runtime.cli import Output, add_model_args, fail, silence_stdout, tier_help
+from picohead_runtime.errors import OutputError, PicoheadError
 from picohead_runtime.model import ModelError, resolve_model_path
+from picohead_runtime.options import BATCH_SIZE, add_to_parser
+from picohead_runtime.options import positive as _positive
 from picohead_runtime.spec import SpecError
 
 log = logging.getLogger("picohead_runtime.bench")
 
 
-class NothingToTime(Exception):
+class NothingToTime(PicoheadError):
     """No input gives a model call (all empty or unreadable): exit 2, never a passing gate."""
 
 
@@ -77,7 +72,7 @@ def build_parser(
     p.add_argument(
         "--max-files", type=_positive, default=2000, metavar="N", help="files taken from --input"
     )
-    p.add_argument("--batch-size", type=_positive, default=None, metavar="N")
+    add_to_parser(p, BATCH_SIZE)
     p.add_argument("--json", action="store_true", help="print one JSON document")
     return p
 

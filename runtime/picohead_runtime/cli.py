@@ -24,29 +24,32 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
-from picohead_runtime.io import UNREAD, ListingError
-from picohead_runtime.model import DEVICES, ENV_MODEL, ModelError, default_tier_note
+from picohead_runtime.errors import InputError, OutputError, UsageError
+from picohead_runtime.formats import format_human, format_jsonl, human_path
+from picohead_runtime.io import UNREAD
+from picohead_runtime.model import ModelError, default_tier_note
+from picohead_runtime.options import (
+    BATCH_SIZE,
+    DEVICE,
+    FOLLOW_SYMLINKS,
+    MODEL,
+    THREADS,
+    TIER,
+    TOP_K,
+    add_to_parser,
+)
+from picohead_runtime.options import positive as _positive
 from picohead_runtime.results import UNKNOWN, HeadResult, Result
 from picohead_runtime.spec import SpecError
+from picohead_runtime.walk import STDIN, expand
 from picohead_runtime.windows import STREAM_LIMIT
 
 log = logging.getLogger("picohead_runtime")
-STDIN = "-"
-
-
-class UsageError(Exception):
-    """A flag value that argparse cannot check by itself; exit code 2."""
-
-
-class OutputError(Exception):
-    """Results could not be written (a full disk, a closed stdout); exit code 2."""
-
-
-class InputError(Exception):
-    """stdin could not be read (closed, or failing); exit code 2."""
+# Names other modules and older callers import from here.
+__all__ = ["InputError", "OutputError", "UsageError", "expand", "format_human", "format_jsonl", "main"]
 
 
 class Output:
@@ -128,36 +131,11 @@ def fail(prog: str, message: str) -> int:
 
 
 # -- arguments ----------------------------------------------------------------------------------------
-def _positive(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
-    return n
-
-
 def add_model_args(p: argparse.ArgumentParser) -> None:
-    """``--model``, ``--device``, ``--threads`` (shared with ``bench``)."""
-    p.add_argument(
-        "--model",
-        metavar="PATH",
-        help=f"an .onnx file or a model folder (default: ${ENV_MODEL}, else the bundled model)",
-    )
-    p.add_argument(
-        "--device",
-        choices=DEVICES,
-        default="cpu",
-        help="cpu (default), cuda (needs onnxruntime-gpu), or auto (CUDA if usable, else CPU)",
-    )
-    p.add_argument(
-        "--threads",
-        type=_positive,
-        default=1,
-        metavar="N",
-        help="batches classified in parallel, one core each (default 1)",
-    )
+    """``--model``, ``--device``, ``--threads`` (shared with ``bench``; defined once in
+    :mod:`picohead_runtime.options`)."""
+    for opt in (MODEL, DEVICE, THREADS):
+        add_to_parser(p, opt)
 
 
 def model_arg(argv: Sequence[str] | None) -> str | None:
@@ -173,6 +151,7 @@ def model_arg(argv: Sequence[str] | None) -> str | None:
 
 
 def tier_help(argv: Sequence[str] | None) -> str:
+    """``--tier``'s help with the default of the folder that would really be loaded."""
     return f"model tier to load from a model folder (default: {default_tier_note(model_arg(argv))})"
 
 
@@ -194,11 +173,9 @@ def build_parser(
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--jsonl", action="store_true", help="stream one JSON object per line")
     fmt.add_argument("--json", action="store_true", help="one JSON array once all are done")
-    p.add_argument("--tier", help=tier_help(argv))
+    add_to_parser(p, TIER, help=tier_help(argv))
     add_model_args(p)
-    p.add_argument(
-        "--top-k", type=_positive, default=3, metavar="K", help="raw labels kept per head (3)"
-    )
+    add_to_parser(p, TOP_K)
     p.add_argument(
         "--fail-on",
         action="append",
@@ -214,12 +191,8 @@ def build_parser(
         help="exit 2 when a path could not be read (not_found, permission_denied, is_directory, "
         "read_error); default: on with --fail-on, else off",
     )
-    p.add_argument(
-        "--follow-symlinks", action="store_true", help="follow symbolic links (off by default)"
-    )
-    p.add_argument(
-        "--batch-size", type=_positive, default=None, metavar="N", help="files per model call"
-    )
+    add_to_parser(p, FOLLOW_SYMLINKS)
+    add_to_parser(p, BATCH_SIZE)
     p.add_argument(
         "--stream-limit",
         type=_positive,
@@ -271,87 +244,7 @@ def matches(result: Result, rules: list[tuple[str, str]]) -> bool:
     return False
 
 
-# -- paths --------------------------------------------------------------------------------------------
-def expand(
-    paths: Iterable[str], *, recursive: bool, follow_symlinks: bool
-) -> Iterator[str | ListingError]:
-    """Arguments in order; with ``recursive``, each folder's files (sorted). Symlinks are not
-    followed unless asked; a symlinked folder is then listed itself (its result says why). A
-    folder that cannot be listed is a :class:`~picohead_runtime.io.ListingError`, so every path
-    given or met yields exactly one result."""
-    for arg in paths:
-        if recursive and arg != STDIN and _is_dir(arg, follow_symlinks):
-            yield from _walk(arg, follow_symlinks)
-        else:
-            yield arg
-
-
-def _is_dir(path: str, follow: bool) -> bool:
-    try:
-        st = os.stat(path, follow_symlinks=follow)
-    except OSError:
-        return False
-    import stat
-
-    return stat.S_ISDIR(st.st_mode)
-
-
-def _walk(top: str, follow: bool) -> Iterator[str | ListingError]:
-    failed: list[ListingError] = []
-
-    def onerror(e: OSError) -> None:  # called inside os.walk's next(), before it moves on
-        path = os.fsdecode(e.filename) if e.filename is not None else top
-        log.warning("cannot list %s: %s", _human_path(path), e.strerror)
-        failed.append(ListingError.from_error(e, path))
-
-    for dirpath, dirs, files in os.walk(top, onerror=onerror, followlinks=follow):
-        yield from failed
-        failed.clear()
-        dirs.sort()
-        names = list(files)
-        if not follow:  # report symlinked folders (as not followed) instead of skipping silently
-            names += [d for d in dirs if os.path.islink(os.path.join(dirpath, d))]
-        for name in sorted(names):
-            yield os.path.join(dirpath, name)
-    yield from failed
-
-
-# -- output -------------------------------------------------------------------------------------------
-def _human_path(path: str | None) -> str:
-    if path is None:
-        return "<bytes>"
-    if path.isprintable() and "\\" not in path:
-        return path
-    # control characters, newlines, undecodable bytes (surrogate escapes), backslashes: quote
-    return ascii(path) if not path.isascii() else repr(path)
-
-
-def format_human(r: Result) -> str:
-    name = _human_path(r.path)
-    if not r.ok:
-        detail = f" ({r.message})" if r.message else ""
-        return f"{name}: [{r.status}]{detail}"
-    parts = []
-    for head, h in r.heads.items():
-        if isinstance(h, HeadResult):
-            if h.label == UNKNOWN:
-                parts.append(f"{head}=unknown (raw {h.raw} {h.score:.2f})")
-            else:
-                parts.append(f"{head}={h.label} {h.score:.2f}")
-        elif h.disabled and len(h.disabled) == len(h.scores):
-            parts.append(f"{head}=n/a")  # the model answers none of this head's labels
-        else:
-            parts.append(f"{head}=[{','.join(h.labels)}]")
-    if r.truncated:
-        parts.append(f"[truncated: {r.message}]")
-    return f"{name}: " + " ".join(parts)
-
-
-def format_jsonl(r: Result) -> str:
-    # ensure_ascii: newlines, control characters and surrogate escapes all become \\uXXXX escapes
-    return json.dumps(r.asdict(), ensure_ascii=True, separators=(",", ":"))
-
-
+# -- output ----------------------------------------------------------------------------------------
 class Progress:
     """A one-line counter on stderr, only on a terminal and only once a scan takes a while."""
 
@@ -466,7 +359,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
             for r in results(clf, args):
                 if rules and r.ok and matches(r, rules):
                     matched += 1
-                    log.info("--fail-on matched: %s", _human_path(r.path))
+                    log.info("--fail-on matched: %s", human_path(r.path))
                 if r.status in UNREAD:
                     unread.append(r)
                 if args.json:
@@ -501,7 +394,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         first = unread[0]
         return fail(
             parser.prog,
-            f"{len(unread)} path(s) could not be read, first {_human_path(first.path)} "
+            f"{len(unread)} path(s) could not be read, first {human_path(first.path)} "
             f"[{first.status}] (strict mode{' with --fail-on' if rules else ''}; "
             "--no-strict reports them without failing)",
         )

@@ -16,19 +16,39 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from enum import Enum
 from typing import NamedTuple
 
 from picohead_runtime.windows import STREAM_LIMIT, NotRegularFileError, open_regular, read_fd
 
-# Every status a result can carry. ``ok`` is the only one with predictions.
-OK = "ok"
-EMPTY = "empty"
-NOT_FOUND = "not_found"
-PERMISSION_DENIED = "permission_denied"
-IS_DIRECTORY = "is_directory"
-NOT_REGULAR_FILE = "not_regular_file"
-READ_ERROR = "read_error"
-STATUSES = (OK, EMPTY, NOT_FOUND, PERMISSION_DENIED, IS_DIRECTORY, NOT_REGULAR_FILE, READ_ERROR)
+
+class Status(str, Enum):
+    """Every status a result can carry; ``ok`` is the only one with predictions. A ``str``: each
+    member equals, prints and serialises (JSON, Parquet) as its plain string value."""
+
+    OK = "ok"
+    EMPTY = "empty"
+    NOT_FOUND = "not_found"
+    PERMISSION_DENIED = "permission_denied"
+    IS_DIRECTORY = "is_directory"
+    NOT_REGULAR_FILE = "not_regular_file"
+    READ_ERROR = "read_error"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+OK = Status.OK
+EMPTY = Status.EMPTY
+NOT_FOUND = Status.NOT_FOUND
+PERMISSION_DENIED = Status.PERMISSION_DENIED
+IS_DIRECTORY = Status.IS_DIRECTORY
+NOT_REGULAR_FILE = Status.NOT_REGULAR_FILE
+READ_ERROR = Status.READ_ERROR
+STATUSES = tuple(Status)
 # The statuses of a path that could not be read at all (the CLI's --strict fails on these);
 # ``empty`` and ``not_regular_file`` (FIFOs, devices, unfollowed symlinks) are read as intended.
 UNREAD = (NOT_FOUND, PERMISSION_DENIED, IS_DIRECTORY, READ_ERROR)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 
+from picohead_runtime.errors import PicoheadError
 from picohead_runtime.model_meta import (
     INPUT_BYTES,
     INPUT_LENGTHS,
@@ -34,20 +35,19 @@ from picohead_runtime.model_meta import (
     ModelMeta,
     output_name,
 )
+from picohead_runtime.options import DEVICES, ENV_MODEL
 from picohead_runtime.spec import SpecError
 
 log = logging.getLogger("picohead_runtime")
 
-ENV_MODEL = "PICOHEAD_MODEL"
 # onnxruntime's telemetry events stay off unless this is "1" (see telemetry_setting).
 ENV_TELEMETRY = "PICOHEAD_ORT_TELEMETRY"
 DEFAULT_TIER = "small"  # for folders that do not name their own default (model.json)
-DEVICES = ("cpu", "cuda", "auto")
 CPU_EP = "CPUExecutionProvider"
 CUDA_EP = "CUDAExecutionProvider"
 
 
-class ModelError(RuntimeError):
+class ModelError(PicoheadError, RuntimeError):
     """A model that cannot be found or used; the message names the file and says how to fix it."""
 
 

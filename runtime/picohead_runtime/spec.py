@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from picohead_runtime.errors import PicoheadError
+
 SCHEMA_VERSION = 1
 HEAD_KINDS = ("softmax", "multilabel")
 FAMILIES = ("bytes", "steady")
@@ -36,7 +38,7 @@ MAX_HEADS = 64
 MAX_TIERS = 16
 
 
-class SpecError(ValueError):
+class SpecError(PicoheadError, ValueError):
     """A spec that cannot be used; the message names the key and says how to fix it."""
 
 

@@ -53,3 +53,17 @@ def test_runtime_help_matches_picohead_classify(helps):
     for flag in flags:
         assert flag in a and flag in b
     assert a.split("options:")[1] == b.split("options:")[1]
+
+
+def test_scan_shares_classifys_option_definitions():
+    """The seven options scan shares with classify come from one table: same flag, same meaning
+    (scan only sets its own --batch-size default)."""
+    pytest.importorskip("click")
+    from picohead.scan_cli import scan_cmd
+    from picohead_runtime.options import BATCH_SIZE, SHARED
+
+    params = {p.opts[-1]: p for p in scan_cmd.params if p.opts[-1].startswith("--")}
+    for opt in SHARED:
+        assert opt.flag in params, opt.flag
+        if opt is not BATCH_SIZE:
+            assert params[opt.flag].help == opt.help, opt.flag

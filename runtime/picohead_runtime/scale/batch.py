@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from picohead_runtime.classifier import Classifier
-from picohead_runtime.cli import format_jsonl
+from picohead_runtime.formats import format_jsonl
 from picohead_runtime.io import READ_ERROR, ListingError
 from picohead_runtime.results import HeadResult, Result, path_bytes, path_str
 from picohead_runtime.spec import ModelSpec

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from itertools import islice
 from typing import IO, Any
 
-from picohead_runtime.cli import OutputError, expand
+from picohead_runtime.errors import OutputError
 from picohead_runtime.io import ListingError
 from picohead_runtime.scale.batch import (
     RESULT_COLUMN,
@@ -32,6 +32,7 @@ from picohead_runtime.scale.batch import (
     output_columns,
     result_columns,
 )
+from picohead_runtime.walk import expand
 
 log = logging.getLogger(__name__)
 
