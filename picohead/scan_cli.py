@@ -19,15 +19,7 @@ from typing import IO, NoReturn
 import click
 
 from picohead.options import shared
-from picohead_runtime.options import (
-    BATCH_SIZE,
-    DEVICE,
-    FOLLOW_SYMLINKS,
-    MODEL,
-    THREADS,
-    TIER,
-    TOP_K,
-)
+from picohead_runtime import options as shared_options
 
 ENGINES = ("local", "dask", "ray")
 
@@ -57,13 +49,13 @@ ENGINES = ("local", "dask", "ray")
     default=None,
     help="output format (default: parquet for a .parquet file, else jsonl)",
 )
-@shared(MODEL)
-@shared(TIER)
-@shared(DEVICE)
-@shared(THREADS)
-@shared(TOP_K)
-@shared(BATCH_SIZE, default=64, help="files per model call (default 64)")
-@shared(FOLLOW_SYMLINKS)
+@shared(shared_options.MODEL)
+@shared(shared_options.TIER)
+@shared(shared_options.DEVICE)
+@shared(shared_options.THREADS)
+@shared(shared_options.TOP_K)
+@shared(shared_options.BATCH_SIZE, default=64, help="files per model call (default 64)")
+@shared(shared_options.FOLLOW_SYMLINKS)
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
