@@ -368,7 +368,9 @@ def dynamic_to_weight_only(model: onnx.ModelProto) -> onnx.ModelProto:
         if mmi.op_type != "MatMulInteger" or mmi.input[1] not in inits:
             continue
         dql = producer.get(mmi.input[0])
-        if dql is None or dql.op_type != "DynamicQuantizeLinear" or producer.get(mmi.input[2]) is not dql:
+        if dql is None or dql.op_type != "DynamicQuantizeLinear":
+            continue
+        if mmi.input[2] not in dql.output:  # the activation's zero point comes from the same node
             continue
         cast = consumers.get(mmi.output[0], [])
         if len(cast) != 1 or cast[0].op_type != "Cast":
@@ -377,7 +379,9 @@ def dynamic_to_weight_only(model: onnx.ModelProto) -> onnx.ModelProto:
         if len(mul) != 1 or mul[0].op_type != "Mul":
             continue
         scale = producer.get(next(i for i in mul[0].input if i != cast[0].output[0]))
-        if scale is None or scale.op_type != "Mul" or dql.output[1] not in scale.input:
+        if scale is None or scale.op_type != "Mul":
+            continue
+        if dql.output[1] not in scale.input:
             continue
         w_scale = next(i for i in scale.input if i != dql.output[1])
         users = [c for o in dql.output for c in consumers.get(o, [])]
