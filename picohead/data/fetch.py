@@ -133,7 +133,10 @@ def _apt_src_opts(cache: Path) -> list[str]:
             "-o", "Dir::Etc::SourceParts=/dev/null",
             "-o", f"Dir::State::Lists={base / 'lists'}",
             "-o", f"Dir::Cache={base / 'cache'}",
-            "-o", "Debug::NoLocking=1"]
+            "-o", "Debug::NoLocking=1",
+            # as root, apt downloads as the _apt user, who cannot write the cache's folders
+            # (every `apt-get source` failed with "pkgAcquire::Run (13: Permission denied)")
+            *(["-o", "APT::Sandbox::User=root"] if os.geteuid() == 0 else [])]
 
 
 def _system_apt_uris() -> list[tuple[str, str, str]]:
@@ -222,11 +225,17 @@ def fetch_debsrc(cache: Path, name: str, version: str | None) -> Fetched:
     spec = f"{name}={version}" if version else name
     try:
         _run(["apt-get", *_apt_src_opts(cache), "source", "--download-only", spec], cwd=dl)
-    except FetchError:
-        if not version:
+    except FetchError as e:
+        if not _source_tarballs(dl):  # apt stops at the first missing file: fetch the upstream
+            _download_upstream(cache, spec, dl)
+        if _source_tarballs(dl):  # e.g. the .debian.tar.xz is gone (404) but the upstream is here
+            log.warning("source %s: %s; using the upstream tarball", name, str(e)[-200:])
+        elif not version:
             raise
-        log.warning("source %s=%s not served any more; taking the current version", name, version)
-        _run(["apt-get", *_apt_src_opts(cache), "source", "--download-only", name], cwd=dl)
+        else:
+            log.warning("source %s=%s not served any more; taking the current version", name,
+                        version)
+            _run(["apt-get", *_apt_src_opts(cache), "source", "--download-only", name], cwd=dl)
     dscs = sorted(dl.glob("*.dsc"))
     real = version or ""
     if dscs:
@@ -236,14 +245,46 @@ def fetch_debsrc(cache: Path, name: str, version: str | None) -> Fetched:
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    tars = [p for p in sorted(dl.iterdir()) if ".orig" in p.name and ".tar." in p.name
-            and not p.name.endswith(".asc")]
-    if not tars:  # native package
-        tars = [p for p in sorted(dl.iterdir()) if ".tar." in p.name and not p.name.endswith(".asc")]
+    tars = _source_tarballs(dl)
     for t in tars:
         unpack(t, dest)
     _mark(dest, real)
     return Fetched(dest, real, None)
+
+
+def _download_upstream(cache: Path, spec: str, dl: Path) -> None:
+    """Download a source package's upstream tarballs one by one (the URIs and SHA-256 sums apt
+    prints), skipping files the mirror no longer serves; a hash mismatch is an error."""
+    import hashlib
+    import urllib.request
+
+    try:
+        out = _run(["apt-get", *_apt_src_opts(cache), "source", "--print-uris", spec], cwd=dl)
+    except FetchError:
+        return
+    for m in re.finditer(r"'(\S+)' (\S+) \d+ SHA256:([0-9a-f]{64})", out):
+        uri, fname, sha = m.groups()
+        if ".tar." not in fname or ".debian.tar." in fname:
+            continue
+        try:
+            with urllib.request.urlopen(uri, timeout=300) as r:
+                data = r.read()
+        except OSError as e:
+            log.warning("source %s: %s not served: %s", spec, fname, e)
+            continue
+        if hashlib.sha256(data).hexdigest() != sha:
+            raise FetchError(f"source {spec}: {fname} does not match the SHA-256 apt lists")
+        (dl / fname).write_bytes(data)
+
+
+def _source_tarballs(dl: Path) -> list[Path]:
+    """The upstream tarballs ``apt-get source`` left in ``dl`` (the whole source if native)."""
+    tars = [p for p in sorted(dl.iterdir()) if ".orig" in p.name and ".tar." in p.name
+            and not p.name.endswith(".asc")]
+    if not tars:  # native package
+        tars = [p for p in sorted(dl.iterdir()) if ".tar." in p.name and not p.name.endswith(".asc")
+                and ".debian.tar." not in p.name]
+    return tars
 
 
 def fetch_debdesc(cache: Path, name: str, languages: list[str]) -> Fetched:

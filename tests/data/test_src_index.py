@@ -56,3 +56,31 @@ def test_a_failed_update_is_retried_then_reported(tmp_path: Path, apt: list, mon
     with pytest.raises(fetch.FetchError, match="after 3 tries"):
         fetch.ensure_src_index(other)
     assert not (other / "apt" / ".done").exists()
+
+
+def test_apt_runs_unsandboxed_as_root(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(fetch.os, "geteuid", lambda: 0)
+    assert "APT::Sandbox::User=root" in fetch._apt_src_opts(tmp_path)
+    monkeypatch.setattr(fetch.os, "geteuid", lambda: 1000)
+    assert "APT::Sandbox::User=root" not in fetch._apt_src_opts(tmp_path)
+
+
+def test_upstream_tarballs_are_fetched_one_by_one(tmp_path: Path, monkeypatch) -> None:
+    import hashlib
+    import io
+
+    body = b"upstream tarball bytes"
+    sha = hashlib.sha256(body).hexdigest()
+    listing = (f"'http://m/p_1.dsc' p_1.dsc 10 SHA256:{'0' * 64}\n"
+               f"'http://m/p_1.orig.tar.gz' p_1.orig.tar.gz {len(body)} SHA256:{sha}\n"
+               f"'http://m/p_1-1.debian.tar.xz' p_1-1.debian.tar.xz 5 SHA256:{'1' * 64}\n")
+    monkeypatch.setattr(fetch, "_run", lambda cmd, cwd=None, timeout=900: listing)
+    got = []
+
+    def urlopen(uri, timeout=0):
+        got.append(uri)
+        return io.BytesIO(body)
+    monkeypatch.setattr("urllib.request.urlopen", urlopen)
+    fetch._download_upstream(tmp_path, "p", tmp_path)
+    assert got == ["http://m/p_1.orig.tar.gz"]  # not the .dsc, not the Debian packaging
+    assert fetch._source_tarballs(tmp_path) == [tmp_path / "p_1.orig.tar.gz"]
