@@ -7,14 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import compare  # benchmarks/ is on pytest's pythonpath (pyproject.toml)
+import compare_maps as maps
+import compare_report as report
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCH))
-
-import compare  # noqa: E402
-import compare_maps as maps  # noqa: E402
-import compare_report as report  # noqa: E402
 
 
 @pytest.mark.parametrize("text", ["héllo wörld " * 10, "日本語のテキスト" * 10, "abc", "  \n x"])
@@ -87,13 +85,8 @@ def test_help() -> None:
 
 
 @pytest.mark.slow
-def test_end_to_end_with_a_toy_model(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+def test_end_to_end_with_a_toy_model(tmp_path: Path, model_dir: Path) -> None:
     """The whole harness on a few files; anchors that are not installed are skipped, not fatal."""
-    sys.path.insert(0, str(BENCH.parent / "tests" / "runtime"))
-    import toy_models
-
-    cache = getattr(request.config, "cache", None)
-    model = toy_models.toy_model_dir(cache.mkdir("picohead-runtime") if cache else tmp_path / "m")
     rows = []
     for i in range(6):
         data = (b"password = 'hunter2hunter2'\n" if i % 2 else b"x = 1\n") * (i + 1)
@@ -102,7 +95,7 @@ def test_end_to_end_with_a_toy_model(tmp_path: Path, request: pytest.FixtureRequ
             "coarse": "code", "mime": "text/plain", "risk": ["password"] if i % 2 else []}})
     (tmp_path / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     subprocess.run([sys.executable, str(BENCH / "compare.py"), "--data", str(tmp_path / "test.jsonl"),
-                    "--model", str(model), "--tiers", "tiny,pro", "--tasks", "mime,risk",
+                    "--model", str(model_dir), "--tiers", "tiny,pro", "--tasks", "mime,risk",
                     "--repeats", "1", "--out-dir", str(tmp_path), "--out-name", "c"],
                    check=True, capture_output=True, timeout=600)
     doc = json.loads((tmp_path / "c.json").read_text())

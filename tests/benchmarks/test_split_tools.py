@@ -4,25 +4,19 @@ from __future__ import annotations
 
 import base64
 import json
-import sys
 from pathlib import Path
 
 import pytest
+import risk_misses  # benchmarks/ is on pytest's pythonpath (pyproject.toml)
+import split_scores
+import toy_models
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT / "tests" / "runtime"))
-
-import risk_misses  # noqa: E402
-import split_scores  # noqa: E402
-import toy_models  # noqa: E402
-
-from picohead.testing import write_toy_corpus  # noqa: E402
+from picohead.testing import write_toy_corpus
 
 
 @pytest.fixture(scope="module")
-def toy(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    model = toy_models.toy_model_dir(toy_models.cache_root(request)) / "toy-tiny-fp32.onnx"
+def toy(model_dir: Path, tmp_path_factory: pytest.TempPathFactory):
+    model = model_dir / "toy-tiny-fp32.onnx"
     corpus = write_toy_corpus(tmp_path_factory.mktemp("corpus"), n_train=5, n_eval=80)
     return model, corpus
 
@@ -33,18 +27,30 @@ def test_misses_are_what_the_runtime_does_not_flag(toy, tmp_path, flag, all_on):
     from picohead_runtime import Classifier
 
     model, corpus = toy
+    records = [json.loads(line) for line in (corpus / "val.jsonl").read_text().splitlines()]
     if all_on:  # threshold 0: every label on, so no misses and every clean sample a false alarm
+        threshold = 0.0
+    else:  # between two labelled samples' scores: some are missed, whatever the random weights
+        clf = Classifier(model)
+        scores = sorted(
+            clf.classify_bytes(base64.b64decode(r["b64"])).heads["risk"].scores[flag]
+            for r in records
+            if flag in r["labels"].get("risk", [])
+        )
+        # the widest gap, so batching's last-bit differences cannot put a sample on either side
+        gap, i = max((b - a, i) for i, (a, b) in enumerate(zip(scores, scores[1:])))
+        assert gap > 1e-5, scores
+        threshold = (scores[i] + scores[i + 1]) / 2
 
-        def zero(doc):
-            doc["spec"]["heads"][2]["threshold"] = 0.0
+    def set_threshold(doc):
+        doc["spec"]["heads"][2]["threshold"] = threshold
 
-        model = toy_models.rewrite_meta(model, tmp_path / "on.onnx", zero)
+    model = toy_models.rewrite_meta(model, tmp_path / "t.onnx", set_threshold)
     doc = risk_misses.misses(model, corpus, "val", flag, tmp_path / "c")
     clf = Classifier(model)
     labelled = flagged_clean = 0
     missed = []
-    for line in (corpus / "val.jsonl").read_text().splitlines():
-        rec = json.loads(line)
+    for rec in records:
         if "risk" not in rec["labels"]:  # no risk label: not scored for the flag
             continue
         on = flag in clf.classify_bytes(base64.b64decode(rec["b64"])).heads["risk"].labels

@@ -293,3 +293,10 @@ def test_gather_tables_are_weight_only_int8_and_exact_after_load():
         got = sess.run(None, {"ids": np.arange(300, dtype=np.int64)})[0]
         rel = np.abs(got - table).max(axis=1) / np.abs(table).max(axis=1)
         assert rel.max() < 2 / 127 + 1e-6, cfg.name
+
+
+def test_portable_name_keeps_no_machine_folders():
+    from picohead_exporters.export import portable_name
+
+    assert portable_name("/home/me/corpus-r5/val.jsonl") == "corpus-r5/val.jsonl"
+    assert portable_name("val.jsonl") == "val.jsonl"

@@ -1,20 +1,30 @@
-"""Fixtures for the runtime tests: one exported toy model folder per session."""
+"""Fixtures for the runtime tests (``model_dir`` comes from ``tests/conftest.py``), and modules that
+need the training side reported as skipped where it is not installed (``torch_free.py``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-import toy_models
+import torch_free
 
 
-@pytest.fixture(scope="session")
-def model_dir(request: pytest.FixtureRequest) -> Path:
-    """A folder with ``toy-tiny-fp32.onnx`` and ``toy-small-fp32.onnx`` (random toy model).
+class _NeedsTraining(pytest.Module):
+    """A test module that imports the picohead package at module level: collected as one skip."""
 
-    Tests must not write into it (it is cached across sessions); copy files to ``tmp_path``.
-    """
-    return toy_models.toy_model_dir(toy_models.cache_root(request))
+    reason = ""
+
+    def collect(self):  # type: ignore[override]
+        pytest.skip(self.reason, allow_module_level=True)
+
+
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Module | None:
+    reason = torch_free.NEEDS_TRAINING.get(module_path.name)
+    if reason is None or torch_free.training_installed():
+        return None
+    module = _NeedsTraining.from_parent(parent, path=module_path)
+    module.reason = f"{module_path.name} needs torch and picohead: {reason}"
+    return module
 
 
 @pytest.fixture(scope="session")

@@ -185,7 +185,8 @@ def test_random_bytes_never_crash(clf, data):
 
 def test_runtime_matches_torch(model_dir):
     """Windows + lengths + session + decoding reproduce the torch model's probabilities."""
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="compares with the torch model")
+    pytest.importorskip("picohead", reason="builds the torch model with picohead.models")
     import toy_models
 
     from picohead.models import TierProbs

@@ -5,20 +5,21 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import toy_models
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import picohead
-from picohead.testing import toy_spec
 from picohead_runtime.decode import Decoder
 from picohead_runtime.results import HeadResult, MultilabelResult, Result
 from picohead_runtime.spec import ModelSpec, load_spec
 
-CONTENT_SPEC = load_spec(Path(picohead.__file__).parent / "recipes" / "content" / "spec.json")
+# read from the source tree, not through the picohead package (the runtime tests run without it)
+ROOT = Path(__file__).resolve().parents[2]
+CONTENT_SPEC = load_spec(ROOT / "picohead" / "recipes" / "content" / "spec.json")
 
 
 def _spec(**head_overrides):
-    d = toy_spec("steady")
+    d = toy_models.toy_spec()
     for h in d["heads"]:
         h.update(head_overrides.get(h["name"], {}))
     return ModelSpec.from_dict(d)

@@ -1,7 +1,6 @@
 """Fixtures for the scale-out tests: the runtime tests' toy model, and a small tree of files.
 
-The model is the one ``tests/runtime/toy_models.py`` exports (and caches across sessions), so the
-whole suite pays for one export.
+The model is the checked-in toy model every test uses (``model_dir``, ``tests/conftest.py``).
 """
 
 from __future__ import annotations
@@ -9,23 +8,19 @@ from __future__ import annotations
 import base64
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
-import toy_models  # noqa: E402
-
-from picohead.testing import write_toy_corpus  # noqa: E402
+from picohead.testing import write_toy_corpus
 
 N_FILES = 96
 
 
 @pytest.fixture(scope="session")
-def scale_model(request: pytest.FixtureRequest) -> Path:
+def scale_model(model_dir: Path) -> Path:
     """The toy model folder (``toy-tiny-fp32.onnx``, ``toy-small-fp32.onnx``); do not write to it."""
-    return toy_models.toy_model_dir(request.config.cache.mkdir("picohead-runtime"))
+    return model_dir
 
 
 @pytest.fixture(scope="session")

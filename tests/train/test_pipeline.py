@@ -1,16 +1,13 @@
 """`picohead train --recipe`: train -> export -> ONNX test eval -> per-tier choice -> bundle + card."""
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+import toy_models
 
 from picohead.pipeline import run_recipe
 from picohead.testing import toy_spec, write_toy_corpus
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
-import toy_models  # noqa: E402
 
 
 @pytest.mark.slow
