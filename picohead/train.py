@@ -27,9 +27,9 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -43,7 +43,12 @@ from picohead.run import RUN_VERSION, RunDir
 from picohead.train_config import DEFAULT_LR, TrainConfig
 from picohead_runtime.spec import ModelSpec
 
+if TYPE_CHECKING:
+    from picohead.distributed import World
+
 log = logging.getLogger(__name__)
+
+
 def lr_at(step: int, total: int, cfg: TrainConfig) -> float:
     assert cfg.lr is not None
     if step < cfg.warmup:
@@ -380,6 +385,235 @@ def load_model(run_dir: Path, *, which: str = "best") -> tuple[Model, ModelSpec]
     return model.eval(), spec
 
 
+def save_weights(path: Path, model: Model, spec: ModelSpec, extra: dict[str, Any]) -> None:
+    """Write ``model``'s weights (and ``extra``: optimizer, step, score ...) to ``path`` atomically:
+    a temporary file beside it, then a rename, so a crash never leaves half a checkpoint."""
+    tmp = path.with_suffix(".tmp")
+    torch.save(
+        {
+            "format_version": RUN_VERSION,
+            "model": model.state_dict(),
+            "spec": spec.to_json(),
+            **extra,
+        },
+        tmp,
+    )
+    tmp.replace(path)
+
+
+@dataclass
+class RunProgress:
+    """Where a run stands: steps done, the best validation score, validations since it improved."""
+
+    step: int = 0
+    best: float = -1.0
+    bad: int = 0
+
+
+@dataclass
+class SinceLastRecord:
+    """Samples, time and loss since the last metrics record."""
+
+    t0: float = field(default_factory=time.time)
+    samples: int = 0
+    loss_sum: float = 0.0
+    loss_n: int = 0
+
+
+@dataclass(frozen=True)
+class BatchHooks:
+    """The per-batch rewrites the settings switch on (crop relabelling, augmenting, planting)."""
+
+    multilabel: frozenset[str]
+    relabel: dict[str, Relabeller]
+    augment: dict[str, Augmenter]
+    plant: dict[str, Planter]
+
+    @classmethod
+    def of(cls, spec: ModelSpec, cfg: TrainConfig) -> BatchHooks:
+        return cls(
+            multilabel=frozenset(h.name for h in spec.heads if h.multilabel),
+            relabel=crop_relabellers(spec, cfg),
+            augment=augmenters(spec, cfg),
+            plant=planters(spec, cfg),
+        )
+
+
+def open_run(
+    run: RunDir,
+    spec: ModelSpec,
+    cfg: TrainConfig,
+    *,
+    resuming: bool,
+    data_info: dict[str, Any] | None,
+    world: World,
+) -> tuple[ModelSpec, TrainConfig]:
+    """The spec and settings a run trains with: a resumed run's own, never the caller's; a new
+    run's with the architecture completed, the tier weights checked and the family's default
+    learning rate, written to the run's ``config.json`` (by rank 0)."""
+    if resuming:
+        spec, cfg, _ = run.read_config()
+        return spec, cfg
+    if run.checkpoint.exists():
+        raise FileExistsError(
+            f"{run.path} already holds a run; pass --resume or choose a new --out"
+        )
+    spec = with_full_arch(spec)
+    check_tier_weights(cfg, spec.tiers)
+    if cfg.lr is None:
+        cfg = TrainConfig.from_dict({**asdict(cfg), "lr": DEFAULT_LR[spec.family]})
+    if world.main:
+        run.write_config(spec, cfg, {**(data_info or {}), "world_size": world.size})
+    return spec, cfg
+
+
+def model_and_optimizer(
+    run: RunDir, spec: ModelSpec, cfg: TrainConfig, *, resuming: bool
+) -> tuple[Model, torch.optim.Optimizer, RunProgress]:
+    """The model (seeded), its AdamW optimizer and where the run stands; a resumed run's weights,
+    optimizer state and counters come from its checkpoint."""
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    model = build_model(spec)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr or 1e-3, weight_decay=cfg.weight_decay)
+    at = RunProgress()
+    if resuming:
+        state = torch.load(run.checkpoint, map_location="cpu", weights_only=True)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        at = RunProgress(int(state["step"]), float(state["best_score"]), int(state["bad_evals"]))
+        log.info("resumed %s at step %d", run.path, at.step)
+    return model, opt, at
+
+
+def validation_subset(val_data: WindowData, cfg: TrainConfig) -> WindowData:
+    """At most ``max_eval`` samples for the in-training checks: a fixed, spread-out subset."""
+    if len(val_data) <= cfg.max_eval:
+        return val_data
+    keep = np.sort(
+        np.random.default_rng(cfg.seed).choice(len(val_data), cfg.max_eval, replace=False)
+    )
+    return val_data.subset(keep)
+
+
+class Batches:
+    """The sample indices of every step: each rank draws its own shard of every epoch's seeded
+    permutation, indexed by the step, so a resumed run redraws the same batches."""
+
+    def __init__(self, n: int, world: World, cfg: TrainConfig) -> None:
+        from torch.utils.data import DistributedSampler
+
+        self.sampler: DistributedSampler[int] = DistributedSampler(
+            range(n),  # type: ignore[arg-type]  # only len() is used
+            num_replicas=world.size,
+            rank=world.rank,
+            shuffle=True,
+            seed=cfg.seed,
+            drop_last=n >= world.size,
+        )
+        self.batch_size = cfg.batch_size
+        self.per_epoch = max(1, len(self.sampler) // cfg.batch_size)
+        self.epoch_seen, self.order = -1, np.zeros(0, dtype=np.int64)
+
+    def at(self, step: int) -> np.ndarray:
+        epoch, k = divmod(step, self.per_epoch)
+        if epoch != self.epoch_seen:
+            self.sampler.set_epoch(epoch)
+            self.order, self.epoch_seen = np.fromiter(iter(self.sampler), dtype=np.int64), epoch
+        idx = self.order[k * self.batch_size : (k + 1) * self.batch_size]
+        return idx if len(idx) else self.order  # fewer samples than one batch per rank
+
+
+def train_step(
+    model: Model,
+    opt: torch.optim.Optimizer,
+    spec: ModelSpec,
+    cfg: TrainConfig,
+    data: WindowData,
+    idx: np.ndarray,
+    *,
+    step: int,
+    total: int,
+    hooks: BatchHooks,
+    world: World,
+) -> float:
+    """One optimizer step on the samples ``idx``: rewrite and crop the batch, the tiers of the
+    sandwich rule, loss, gradients averaged across ranks, clip, AdamW. Returns the loss."""
+    from picohead import distributed as D
+
+    model.train()
+    rng = np.random.default_rng([cfg.seed, step])  # same tiers on every rank
+    x, lengths = batch_tensors(data, idx)
+    labels = batch_labels(data, idx)
+    if hooks.plant and cfg.plant_prob > 0:
+        plant_batch(x, lengths, labels, hooks.plant, cfg.plant_prob, rng)
+    if hooks.augment:
+        augment_batch(x, lengths, labels, hooks.augment, cfg.augment_prob, rng)
+    if cfg.crop_prob > 0:
+        x, lengths = crop_batch(x, lengths, labels, cfg, rng, set(hooks.multilabel), hooks.relabel)
+    prepared = model.prepare(x, lengths)
+    for g in opt.param_groups:
+        g["lr"] = lr_at(step, total, cfg)
+    picked = pick_tiers(model.tiers, cfg.tier_sampling, rng)
+    loss = batch_loss(spec, model, x, lengths, labels, picked, cfg, prepared)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    D.average_grads(model, world)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
+    opt.step()
+    return float(loss.item())
+
+
+def validate_and_checkpoint(
+    run: RunDir,
+    model: Model,
+    opt: torch.optim.Optimizer,
+    spec: ModelSpec,
+    cfg: TrainConfig,
+    val_data: WindowData,
+    *,
+    at: RunProgress,
+    since: SinceLastRecord,
+    total: int,
+    metrics_f: Any,
+) -> bool:
+    """Rank 0 after every ``eval_every`` steps: score the validation subset, keep the best weights,
+    append a metrics record, write the checkpoint. True when patience has run out."""
+    now = time.time()
+    val = quick_scores(spec, model, val_data, cfg.max_eval) if len(val_data) else {}
+    score = _score(val)
+    rate = since.samples / max(1e-9, now - since.t0)
+    if score > at.best:
+        at.best, at.bad = score, 0
+        save_weights(run.best, model, spec, {"step": at.step, "score": score})
+    else:
+        at.bad += 1
+    rec = {
+        "step": at.step,
+        "loss": round(since.loss_sum / max(1, since.loss_n), 5),  # mean since the last record
+        "lr": lr_at(at.step - 1, total, cfg),
+        "train_samples_per_s": round(rate, 1),
+        "val_score": round(score, 5),
+        "val": val,
+    }
+    metrics_f.write(json.dumps(rec) + "\n")
+    metrics_f.flush()
+    log.info("step %d loss %.4f val %.4f (%.0f samples/s)", at.step, rec["loss"], score, rate)
+    save_weights(
+        run.checkpoint,
+        model,
+        spec,
+        {
+            "optimizer": opt.state_dict(),
+            "step": at.step,
+            "best_score": at.best,
+            "bad_evals": at.bad,
+        },
+    )
+    return bool(cfg.patience and at.bad >= cfg.patience)
+
+
 def train(
     spec: ModelSpec,
     train_data: WindowData,
@@ -394,161 +628,75 @@ def train(
     """Train (or resume) a run in ``out_dir``; returns a summary with the best validation scores.
 
     Under ``torchrun`` every rank calls this; rank 0 alone writes files, validates and logs.
+    Stages: :func:`open_run`, :func:`model_and_optimizer`, :func:`validation_subset`, then
+    :func:`train_step` until done, with :func:`validate_and_checkpoint` every ``eval_every`` steps.
     """
-    from torch.utils.data import DistributedSampler
-
     from picohead import distributed as D
 
     world = D.init_from_env()
     run = RunDir(out_dir)
-    out = run.path
-    ckpt_path = run.checkpoint
-    if resume and ckpt_path.exists():
-        spec, cfg, data_info = run.read_config()
-    else:
-        if ckpt_path.exists():
-            raise FileExistsError(f"{out} already holds a run; pass --resume or choose a new --out")
-        spec = with_full_arch(spec)
-        check_tier_weights(cfg, spec.tiers)
-        if cfg.lr is None:
-            cfg = TrainConfig.from_dict({**asdict(cfg), "lr": DEFAULT_LR[spec.family]})
-        if world.main:
-            run.write_config(spec, cfg, {**(data_info or {}), "world_size": world.size})
-    if cfg.threads:
-        torch.set_num_threads(cfg.threads)
-    torch.manual_seed(cfg.seed)
-    model = build_model(spec)
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr or 1e-3, weight_decay=cfg.weight_decay)
-    step, best, bad = 0, -1.0, 0
-    if resume and ckpt_path.exists():
-        state = torch.load(ckpt_path, map_location="cpu", weights_only=True)
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
-        step, best, bad = int(state["step"]), float(state["best_score"]), int(state["bad_evals"])
-        log.info("resumed %s at step %d", out, step)
+    resuming = resume and run.checkpoint.exists()
+    spec, cfg = open_run(run, spec, cfg, resuming=resuming, data_info=data_info, world=world)
+    model, opt, at = model_and_optimizer(run, spec, cfg, resuming=resuming)
     D.broadcast_params(model, world)
     total = cfg.total_steps(len(train_data), world.size)
-    tiers = model.tiers
-    if len(val_data) > cfg.max_eval:  # a fixed, spread-out subset for the in-training checks
-        keep = np.sort(
-            np.random.default_rng(cfg.seed).choice(len(val_data), cfg.max_eval, replace=False)
-        )
-        val_data = val_data.subset(keep)
-    # Each rank draws its own shard of every epoch's permutation; a resumed run redraws the same.
-    sampler: DistributedSampler[int] = DistributedSampler(
-        range(len(train_data)),  # type: ignore[arg-type]  # only len() is used
-        num_replicas=world.size,
-        rank=world.rank,
-        shuffle=True,
-        seed=cfg.seed,
-        drop_last=len(train_data) >= world.size,
-    )
-    per_epoch = max(1, len(sampler) // cfg.batch_size)
-    epoch_seen, order = -1, np.zeros(0, dtype=np.int64)
+    val_data = validation_subset(val_data, cfg)
+    batches = Batches(len(train_data), world, cfg)
+    hooks = BatchHooks.of(spec, cfg)
     if progress is None:
         progress = sys.stderr.isatty()
     bar = tqdm(
-        total=total, initial=step, disable=not (progress and world.main), desc="train", unit="step"
+        total=total,
+        initial=at.step,
+        disable=not (progress and world.main),
+        desc="train",
+        unit="step",
     )
     metrics_f = open(run.metrics, "a") if world.main else None
-    t_last, samples, loss_sum, loss_n = time.time(), 0, 0.0, 0
+    since = SinceLastRecord()
     stopped_early = False
-    multilabel = {h.name for h in spec.heads if h.multilabel}
-    relabel = crop_relabellers(spec, cfg)
-    augment = augmenters(spec, cfg)
-    plant = planters(spec, cfg)
-
-    def save(path: Path, extra: dict[str, Any]) -> None:
-        tmp = path.with_suffix(".tmp")
-        torch.save(
-            {
-                "format_version": RUN_VERSION,
-                "model": model.state_dict(),
-                "spec": spec.to_json(),
-                **extra,
-            },
-            tmp,
-        )
-        tmp.replace(path)
-
     try:
-        while step < total:
-            model.train()
-            epoch, k = divmod(step, per_epoch)
-            if epoch != epoch_seen:
-                sampler.set_epoch(epoch)
-                order, epoch_seen = np.fromiter(iter(sampler), dtype=np.int64), epoch
-            idx = order[k * cfg.batch_size : (k + 1) * cfg.batch_size]
-            if len(idx) == 0:  # fewer samples than one batch per rank
-                idx = order
-            rng = np.random.default_rng([cfg.seed, step])  # same tiers on every rank
-            x, lengths = batch_tensors(train_data, idx)
-            labels = batch_labels(train_data, idx)
-            if plant and cfg.plant_prob > 0:
-                plant_batch(x, lengths, labels, plant, cfg.plant_prob, rng)
-            if augment:
-                augment_batch(x, lengths, labels, augment, cfg.augment_prob, rng)
-            if cfg.crop_prob > 0:
-                x, lengths = crop_batch(x, lengths, labels, cfg, rng, multilabel, relabel)
-            prepared = model.prepare(x, lengths)
-            for g in opt.param_groups:
-                g["lr"] = lr_at(step, total, cfg)
-            picked = pick_tiers(tiers, cfg.tier_sampling, rng)
-            loss = batch_loss(spec, model, x, lengths, labels, picked, cfg, prepared)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            D.average_grads(model, world)
-            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
-            opt.step()
-            step += 1
-            samples += len(idx) * world.size
-            loss_sum, loss_n = loss_sum + loss.item(), loss_n + 1
+        while at.step < total:
+            idx = batches.at(at.step)
+            loss = train_step(
+                model,
+                opt,
+                spec,
+                cfg,
+                train_data,
+                idx,
+                step=at.step,
+                total=total,
+                hooks=hooks,
+                world=world,
+            )
+            at.step += 1
+            since.samples += len(idx) * world.size
+            since.loss_sum, since.loss_n = since.loss_sum + loss, since.loss_n + 1
             bar.update(1)
-            bar.set_postfix(loss=f"{loss.item():.3f}")
-            if step % cfg.eval_every == 0 or step == total:
+            bar.set_postfix(loss=f"{loss:.3f}")
+            if at.step % cfg.eval_every == 0 or at.step == total:
                 stop = False
                 if world.main:
-                    now = time.time()
-                    val = quick_scores(spec, model, val_data, cfg.max_eval) if len(val_data) else {}
-                    score = _score(val)
-                    rate = samples / max(1e-9, now - t_last)
-                    if score > best:
-                        best, bad = score, 0
-                        save(run.best, {"step": step, "score": score})
-                    else:
-                        bad += 1
-                    rec = {
-                        "step": step,
-                        "loss": round(loss_sum / max(1, loss_n), 5),  # mean since the last record
-                        "lr": lr_at(step - 1, total, cfg),
-                        "train_samples_per_s": round(rate, 1),
-                        "val_score": round(score, 5),
-                        "val": val,
-                    }
                     assert metrics_f is not None
-                    metrics_f.write(json.dumps(rec) + "\n")
-                    metrics_f.flush()
-                    log.info(
-                        "step %d loss %.4f val %.4f (%.0f samples/s)",
-                        step,
-                        rec["loss"],
-                        score,
-                        rate,
+                    stop = validate_and_checkpoint(
+                        run,
+                        model,
+                        opt,
+                        spec,
+                        cfg,
+                        val_data,
+                        at=at,
+                        since=since,
+                        total=total,
+                        metrics_f=metrics_f,
                     )
-                    save(
-                        ckpt_path,
-                        {
-                            "optimizer": opt.state_dict(),
-                            "step": step,
-                            "best_score": best,
-                            "bad_evals": bad,
-                        },
-                    )
-                    stop = bool(cfg.patience and bad >= cfg.patience)
-                t_last, samples, loss_sum, loss_n = time.time(), 0, 0.0, 0
+                since = SinceLastRecord()
                 if D.broadcast_flag(stop, world):
                     stopped_early = True
-                    log.info("early stop at step %d (no improvement in %d validations)", step, bad)
+                    log.info(
+                        "early stop at step %d (no improvement in %d validations)", at.step, at.bad
+                    )
                     break
         digests = D.gather_digests(model, world)
     finally:
@@ -556,12 +704,12 @@ def train(
         if metrics_f is not None:
             metrics_f.close()
     if world.main and not run.best.exists():
-        save(run.best, {"step": step, "score": best})
+        save_weights(run.best, model, spec, {"step": at.step, "score": at.best})
     D.shutdown(world)
     return {
-        "run_dir": str(out),
-        "steps": step,
-        "best_val_score": best,
+        "run_dir": str(run.path),
+        "steps": at.step,
+        "best_val_score": at.best,
         "stopped_early": stopped_early,
         "world_size": world.size,
         "rank": world.rank,
