@@ -248,9 +248,28 @@ def _debs(cache: Path, per: int) -> Any:
 def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, set[str]],
              failures: dict[str, str], missing: list[str], t_start: float,
              exclude: set[str] | None = None) -> dict[str, Any]:
-    per_source = int(recipe.setting("cap_per_source_label", 800))
-    per_label = int(recipe.setting("cap_per_label", 3000))
+    """Stage files -> manifests, provenance and card, in the steps below (always rerun)."""
     mins = recipe.setting("min_per_split", {"train": 200, "val": 30, "test": 30})
+    recs, bad, wild_dropped = _valid_records(out, labels, exclude or set())
+    recs = _capped(recs, int(recipe.setting("cap_per_source_label", 800)),
+                   int(recipe.setting("cap_per_label", 3000)))
+    _refresh_risk(out, recs)
+    few = _split_thin_labels_by_file(recs, int(recipe.setting("min_groups_per_label", 20)))
+    _assign_splits(recs, mins)
+    counts, dropped = _drop_thin_labels(recipe, spec, labels, recs, mins)
+    _write_manifests(out, spec, dropped, recs)
+    card = _card(recipe, recs, counts, dropped, failures, missing, bad, time.time() - t_start)
+    card["split_by_file"] = sorted(few)
+    card["dropped_as_wild_suite_content"] = wild_dropped if exclude is not None else None
+    (out / "card.json").write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n")
+    (out / "DATASET_CARD.md").write_text(_card_md(card), encoding="utf-8")
+    return card
+
+
+def _valid_records(out: Path, labels: dict[str, set[str]], exclude: set[str]
+                   ) -> tuple[list[dict[str, Any]], Counter[str], int]:
+    """One record per blob whose labels are in the spec, none that a wild sample holds; the
+    labels refused, and how many records were wild-suite content."""
     seen: set[str] = set()
     recs: list[dict[str, Any]] = []
     bad: Counter[str] = Counter()
@@ -258,7 +277,7 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
     for r in read_stages(out):
         if r["id"] in seen:
             continue
-        if exclude and r["id"] in exclude:  # the same bytes are a wild-suite sample
+        if r["id"] in exclude:  # the same bytes are a wild-suite sample
             wild_dropped += 1
             continue
         ok = True
@@ -270,8 +289,14 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
         if ok:
             seen.add(r["id"])
             recs.append(r)
-    # caps: per (source, primary label) and per primary label; deterministic order by id hash
-    recs.sort(key=lambda r: _h(r["id"]))
+    return recs, bad, wild_dropped
+
+
+def _capped(recs: list[dict[str, Any]], per_source: int, per_label: int
+            ) -> list[dict[str, Any]]:
+    """Caps per (source, primary label) and per primary label, in a deterministic order (hash of
+    the id); risk samples are not capped."""
+    recs = sorted(recs, key=lambda r: _h(r["id"]))
     by_src: Counter[tuple[str, str]] = Counter()
     by_lab: Counter[str] = Counter()
     kept = []
@@ -284,11 +309,12 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
         by_src[(src, key)] += 1
         by_lab[key] += 1
         kept.append(r)
-    recs = kept
-    _refresh_risk(out, recs)
-    # a label whose samples come from only a few groups (e.g. one directory of one package) is
-    # split by file instead, so it still gets validation and test samples
-    min_groups = int(recipe.setting("min_groups_per_label", 20))
+    return kept
+
+
+def _split_thin_labels_by_file(recs: list[dict[str, Any]], min_groups: int) -> set[str]:
+    """A label whose samples come from only a few groups (e.g. one directory of one package) is
+    split by file instead, so it still gets validation and test samples; returns those labels."""
     groups_per_label: dict[str, set[str]] = defaultdict(set)
     for r in recs:
         groups_per_label[_primary(r)].add(r["group"])
@@ -296,7 +322,12 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
     for r in recs:
         if _primary(r) in few and "path" in r["prov"]:
             r["group"] = f"{r['group']}|{r['prov']['path']}"
-    # splits by group
+    return few
+
+
+def _assign_splits(recs: list[dict[str, Any]], mins: dict[str, int]) -> None:
+    """Splits by group (hash of its name, 80/10/10), then whole groups moved from train so every
+    primary label has validation and test samples."""
     split_of: dict[str, str] = {}
     for r in recs:
         g = r["group"]
@@ -319,7 +350,13 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
                 have += gc[g]
     for r in recs:
         r["split"] = split_of[r["group"]]
-    # thin labels: too few real samples in a split -> dropped from the spec and the samples
+
+
+def _drop_thin_labels(recipe: Recipe, spec: dict[str, Any], labels: dict[str, set[str]],
+                      recs: list[dict[str, Any]], mins: dict[str, int]
+                      ) -> tuple[dict[str, dict[str, Counter[str]]], dict[str, dict[str, str]]]:
+    """Labels with too few real samples in a split (and those the recipe drops) leave the spec
+    and the samples; returns the counts per head, split and label, and the dropped labels."""
     counts: dict[str, dict[str, Counter[str]]] = {h: {s: Counter() for s in SPLITS} for h in labels}
     for r in recs:
         for head, val in r["labels"].items():
@@ -343,11 +380,16 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
                 r["labels"][head] = [v for v in val if v not in dropped.get(head, {})]
             elif val in dropped.get(head, {}):
                 del r["labels"][head]
+    return counts, dropped
+
+
+def _write_manifests(out: Path, spec: dict[str, Any], dropped: dict[str, dict[str, str]],
+                     recs: list[dict[str, Any]]) -> None:
+    """The effective spec (dropped labels removed), one manifest per split, provenance."""
     eff = json.loads(json.dumps(spec))
     for h in eff["heads"]:
         h["labels"] = [x for x in h["labels"] if x not in dropped.get(h["name"], {})]
     (out / "spec.json").write_text(json.dumps(eff, indent=1) + "\n")
-    # manifests
     recs.sort(key=lambda r: (r["split"], r["source"], r["id"]))
     files = {s: (out / f"{s}.jsonl").open("w", encoding="utf-8") for s in SPLITS}
     with (out / "provenance.jsonl").open("w", encoding="utf-8") as prov:
@@ -361,12 +403,6 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
                                    "split": r["split"], **r["prov"]}, ensure_ascii=False) + "\n")
     for f in files.values():
         f.close()
-    card = _card(recipe, recs, counts, dropped, failures, missing, bad, time.time() - t_start)
-    card["split_by_file"] = sorted(few)
-    card["dropped_as_wild_suite_content"] = wild_dropped if exclude is not None else None
-    (out / "card.json").write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n")
-    (out / "DATASET_CARD.md").write_text(_card_md(card), encoding="utf-8")
-    return card
 
 
 def _refresh_risk(out: Path, recs: list[dict[str, Any]]) -> None:
