@@ -99,17 +99,46 @@ def resolve_model_path(
     return src
 
 
+MODEL_DOC_KEYS = frozenset({"name", "default_tier", "tiers", "why_default"})
+
+
+def read_model_doc(folder: Path) -> dict[str, object]:
+    """A model folder's ``model.json`` (``{}`` when it has none); ModelError naming the file and
+    the key when it is not JSON, not an object, holds a key the runtime does not read, or its
+    ``default_tier``/``tiers`` have the wrong type."""
+    path = folder / "model.json"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as e:
+        raise ModelError(f"{path}: cannot read it: {e.strerror or e}") from None
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        raise ModelError(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(doc, dict):
+        raise ModelError(f"{path}: must be a JSON object like {{\"default_tier\": \"small\"}}")
+    unknown = sorted(k for k in doc if k not in MODEL_DOC_KEYS and not k.startswith("_"))
+    if unknown:
+        raise ModelError(f"{path}: unknown key {unknown[0]!r} (known: "
+                         f"{', '.join(sorted(MODEL_DOC_KEYS))})")
+    if "default_tier" in doc and not (isinstance(doc["default_tier"], str) and doc["default_tier"]):
+        raise ModelError(f"{path}: default_tier must be a tier name")
+    if "tiers" in doc and not (isinstance(doc["tiers"], list)
+                               and all(isinstance(t, str) for t in doc["tiers"])):
+        raise ModelError(f"{path}: tiers must be a list of tier names")
+    return doc
+
+
 def folder_default_tier(folder: Path) -> str:
     """The tier a model folder names in its ``model.json`` (``{"default_tier": ...}``), else small.
 
     The bundled folder's default is chosen by measurement when it is built (see MODEL_CARD.md).
+    A ``model.json`` that cannot be read right is a ModelError, not a silent ``small``.
     """
-    try:
-        doc = json.loads((folder / "model.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return DEFAULT_TIER
-    tier = doc.get("default_tier") if isinstance(doc, dict) else None
-    return tier if isinstance(tier, str) and tier else DEFAULT_TIER
+    tier = read_model_doc(folder).get("default_tier")
+    return tier if isinstance(tier, str) else DEFAULT_TIER
 
 
 def default_tier_note(model: str | os.PathLike[str] | None = None) -> str:
@@ -125,11 +154,11 @@ def default_tier_note(model: str | os.PathLike[str] | None = None) -> str:
         return f"{DEFAULT_TIER} (no model folder found)"
     if not src.is_dir():
         return f"the tier of the file {src.name}"
-    tier = folder_default_tier(src)
     try:
-        named = json.loads((src / "model.json").read_text(encoding="utf-8")).get("default_tier")
-    except (OSError, ValueError, AttributeError):
-        named = None
+        named = read_model_doc(src).get("default_tier")
+    except ModelError as e:
+        return f"{DEFAULT_TIER} ({e})"
+    tier = named if isinstance(named, str) else DEFAULT_TIER
     if named == tier:
         return f"{tier}, the default_tier of {src.name}/model.json"
     return f"{tier} ({src.name} names no default_tier in a model.json)"
