@@ -37,7 +37,7 @@ import wild_maps  # noqa: E402
 from picohead.data.producers import IndependenceError, check_independence, corpus_producers  # noqa: E402
 from picohead.wild import metrics  # noqa: E402
 from picohead.wild.report import report_md  # noqa: E402
-from picohead.wild.suite import TASKS, finalise, load_suite  # noqa: E402
+from picohead.wild.suite import TASKS, finalise, load_suite, write_manifest  # noqa: E402
 
 log = logging.getLogger("wild")
 TIERS = ("tiny", "small", "base", "pro")
@@ -70,14 +70,23 @@ def build(args: argparse.Namespace) -> int:
             log.error("builder %s failed: %s", name, failed[name])
         log.info("builder %s: %.0f s", name, time.time() - t0)
     recs = finalise(suite)
+    corpus = corpus_producers(manifest=Path(args.corpus_manifest) if args.corpus_manifest else None)
+    shared = [r for r in recs if r["id"] in corpus.shas]
+    if shared:  # the same bytes in a corpus build: dedup (the producer rule is checked below)
+        drop = {r["id"] for r in shared}
+        recs = [r for r in recs if r["id"] not in drop]
+        write_manifest(suite, recs)
+        log.warning("dropped %d wild samples whose content a corpus build holds", len(shared))
     try:
-        check_independence(recs, corpus_producers(
-            manifest=Path(args.corpus_manifest) if args.corpus_manifest else None))
+        check_independence(recs, corpus)
     except IndependenceError as e:
         print(f"wild build: {e}", file=sys.stderr)
         return 2
     card = suite_card(recs)
     card["failed_builders"] = failed
+    card["dropped_as_corpus_content"] = (
+        [{"producer": r["producer"], "path": r["prov"]["path"], "id": r["id"]} for r in shared]
+        if args.corpus_manifest else None)
     card["skipped_sources"] = [x for f in sorted((suite / ".stages").glob("*.skipped.json"))
                                for x in json.loads(f.read_text())]
     (suite / "card.json").write_text(json.dumps(card, indent=1, ensure_ascii=False))
@@ -590,7 +599,9 @@ def main() -> int:
                    help="builders or producer keys whose failure is accepted (comma-separated)")
     b.add_argument("--max-skipped", type=int, default=0,
                    help="pinned sources that may give nothing before the build fails")
-    b.add_argument("--corpus-manifest", default=None, help="a built corpus's manifest.jsonl")
+    b.add_argument("--corpus-manifest", default=None,
+                   help="a built corpus (its folder, or one manifest file): wild samples with the "
+                        "same content are dropped; without it only producers are checked")
     s = sub.add_parser("score", help="score picohead and the anchors on one half")
     s.add_argument("--suite", required=True)
     s.add_argument("--model", default=None, help="model folder (default: the bundled one)")

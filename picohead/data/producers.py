@@ -124,9 +124,19 @@ class CorpusProducers:
         return kind == "git" and "/" in name and normalise(name.split("/")[0]) in self.projects
 
 
+# Projects the corpus holds inside another producer (vendored copies), found by content-hash
+# overlap between a corpus build and the wild suite: project -> the corpus producer shipping it.
+VENDORED = {
+    "jsx": "debsrc:rabbitmq-server",  # deps/jsx (Erlang JSON), byte-identical files
+    "arocc": "pypi:ziglang",  # lib/compiler/aro (the Aro C compiler in Zig's library)
+}
+
+
 def corpus_producers(recipes: Iterable[str] = ("content",), manifest: Path | None = None
                      ) -> CorpusProducers:
-    """Producers of the corpus the recipes build (and of a built corpus's ``manifest.jsonl``)."""
+    """Producers of the corpus the recipes build (and their vendored projects); with
+    ``manifest`` (a built corpus's manifest file, or its folder: every split and stage file, so
+    content the corpus dropped as a duplicate counts too) also its content hashes."""
     import json
 
     cp = CorpusProducers()
@@ -137,8 +147,15 @@ def corpus_producers(recipes: Iterable[str] = ("content",), manifest: Path | Non
             cp.add(key, e.get("project"))
     for p in GENERATOR_PROJECTS:
         cp.add(f"program:{p}", p)
-    if manifest is not None:
-        with open(manifest, encoding="utf-8") as f:
+    for project, inside in VENDORED.items():
+        cp.add(f"{inside.split(':')[0]}:{project}", project)
+    if manifest is None:
+        return cp
+    m = Path(manifest)
+    files = ([*sorted(m.glob("*.jsonl")), *sorted((m / ".stages").glob("*.jsonl"))]
+             if m.is_dir() else [m])
+    for path in files:
+        with open(path, encoding="utf-8") as f:
             for line in f:
                 r = json.loads(line)
                 cp.shas.add(r["id"])

@@ -135,12 +135,17 @@ def finalise(suite: Path, stages: Iterable[Path] | None = None) -> list[dict[str
     for r in recs:
         r["split"] = half[r["project"]]
     recs.sort(key=lambda r: (r["task"], r["split"], r["producer"], r["id"]))
+    write_manifest(suite, recs)
+    return recs
+
+
+def write_manifest(suite: Path, recs: list[dict[str, Any]]) -> None:
+    """Write ``manifest.jsonl`` atomically."""
     tmp = suite / "manifest.jsonl.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         for r in recs:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
     os.replace(tmp, suite / "manifest.jsonl")
-    return recs
 
 
 def load_suite(suite: Path, *, task: str | None = None, split: str | None = None

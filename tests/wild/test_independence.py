@@ -74,3 +74,16 @@ def test_generators_and_reserved_sources_never_make_wild_samples() -> None:
     assert not reserved_repo("UniversalDependencies/UD_German-PUD")
     with pytest.raises(IndependenceError, match="reserved"):
         check_independence([rec("git:exercism/python", "f")], CorpusProducers())
+
+
+def test_vendored_projects_and_a_corpus_folder_count(tmp_path) -> None:
+    import json
+
+    cp = corpus_producers()
+    assert cp.owns("git:talentdeficit/jsx") and cp.owns("git:Vexu/arocc")  # vendored copies
+    (tmp_path / ".stages").mkdir()
+    (tmp_path / "train.jsonl").write_text(json.dumps({"id": "a" * 64, "source": "deb:x"}) + "\n")
+    (tmp_path / ".stages" / "gen.jsonl").write_text(
+        json.dumps({"id": "b" * 64, "source": "gen:archives"}) + "\n")  # dropped as a duplicate
+    cp = corpus_producers(manifest=tmp_path)
+    assert {"a" * 64, "b" * 64} <= cp.shas and cp.owns("deb:x")
