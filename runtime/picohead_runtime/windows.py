@@ -40,6 +40,8 @@ from typing import IO
 
 import numpy as np
 
+from picohead_runtime.errors import PicoheadError
+
 PAD_ID = 256  # the models' pad id; one past the last byte value
 STREAM_LIMIT = 64 << 20  # bytes read from a stream before it is cut short (64 MiB)
 STREAM_SECONDS = 60.0  # seconds spent reading one stream before it is cut short
@@ -153,7 +155,7 @@ def _pread_exact_with(pread: Callable[[int, int], bytes], n: int, offset: int) -
     return b"".join(parts)
 
 
-class NotRegularFileError(OSError):
+class NotRegularFileError(PicoheadError, OSError):
     """The path is a FIFO, socket or device: reading it could block or never end."""
 
 

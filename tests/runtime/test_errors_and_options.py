@@ -18,8 +18,10 @@ def _error_classes() -> list[tuple[type, type]]:
     from picohead_runtime.cli import InputError, OutputError, UsageError
     from picohead_runtime.model import ModelError
     from picohead_runtime.spec import SpecError
+    from picohead_runtime.windows import NotRegularFileError
 
     return [
+        (NotRegularFileError, OSError),
         (SpecError, ValueError),
         (ModelError, RuntimeError),
         (UsageError, Exception),
