@@ -106,14 +106,16 @@ class Rule:
         return True
 
 
-def _walk(root: Path) -> Iterator[tuple[str, Path]]:
+def walk_tree(root: Path) -> Iterator[tuple[str, Path]]:
+    """(relative path, path) of every regular file of an unpacked tree, sorted, symlinks and the
+    cache's ``.done`` markers left out (the one walk the corpus and the wild suite share)."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for fn in sorted(filenames):
             p = Path(dirpath) / fn
             if p.is_symlink() or not p.is_file() or fn == ".done":
                 continue
-            yield str(p.relative_to(root)), p
+            yield p.relative_to(root).as_posix(), p
 
 
 def _read(p: Path) -> bytes:
@@ -162,7 +164,7 @@ def harvest(entry: dict[str, Any], root: Path, version: str, store: BlobStore, *
     rules = [Rule(r) for r in entry["take"]]
     rng = seeded(source)
     buckets: dict[int, list[tuple[str, Path]]] = {i: [] for i in range(len(rules))}
-    for rel, p in _walk(root):
+    for rel, p in walk_tree(root):
         if reserved_path(rel):
             continue
         for i, r in enumerate(rules):  # a file may feed several rules (a jar: itself, its classes)

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from picohead.data.fetch import FetchError, fetch
 from picohead.data.gitmirror import MirrorError, open_mirror
+from picohead.data.harvest import walk_tree
 from picohead.wild.suite import StageWriter
 
 log = logging.getLogger(__name__)
@@ -124,16 +124,10 @@ def _reader(p: Path) -> Callable[[], bytes]:
 
 
 def _tree_files(root: Path, paths: list[str]) -> Iterator[tuple[str, int, Callable[[], bytes]]]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for fn in sorted(filenames):
-            p = Path(dirpath) / fn
-            if p.is_symlink() or not p.is_file() or fn == ".done":
-                continue
-            rel = p.relative_to(root).as_posix()
-            if paths and not rel.startswith(tuple(paths)):
-                continue
-            yield rel, p.stat().st_size, _reader(p)
+    for rel, p in walk_tree(root):
+        if paths and not rel.startswith(tuple(paths)):
+            continue
+        yield rel, p.stat().st_size, _reader(p)
 
 
 def take(entries: list[dict[str, Any]], w: StageWriter, *, cache: Path, mirrors: Path,
