@@ -24,7 +24,7 @@ SYNONYMS: dict[str, str] = {
     "audio/x-mpeg": "audio/mpeg", "audio/x-hx-aac-adts": "audio/aac", "audio/x-aac": "audio/aac",
     "audio/x-ogg": "audio/ogg", "application/ogg": "audio/ogg", "audio/opus": "audio/ogg",
     "audio/x-opus+ogg": "audio/ogg", "audio/x-vorbis+ogg": "audio/ogg",
-    "video/x-m4v": "video/mp4", "video/x-ms-asf": "video/x-ms-asf",
+    "video/x-m4v": "video/mp4",
     "image/vnd.microsoft.icon": "image/x-icon", "image/x-ico": "image/x-icon",
     "image/x-win-bitmap": "image/x-icon", "image/x-ms-bmp": "image/bmp",
     "image/x-bmp": "image/bmp", "image/x-targa": "image/x-tga", "image/tga": "image/x-tga",
@@ -64,20 +64,14 @@ SYNONYMS: dict[str, str] = {
     "text/x-gettext-translation": "text/x-po", "application/x-po": "text/x-po",
     "application/x-troff-man": "text/troff", "text/x-troff": "text/troff",
     "application/x-troff": "text/troff", "text/x-patch": "text/x-diff",
-    "application/x-shockwave-flash": "application/x-shockwave-flash",
     "application/x-cab": "application/vnd.ms-cab-compressed",
     "application/x-iso-image": "application/x-iso9660-image",
-    "application/x-ms-shortcut": "application/x-ms-shortcut",
     "application/x-rtf": "application/rtf", "text/rtf": "application/rtf",
-    "application/wasm": "application/wasm", "application/x-wasm": "application/wasm",
-    "text/csv": "text/csv", "application/csv": "text/csv",
+    "application/x-wasm": "application/wasm", "application/csv": "text/csv",
     "application/x-mach-o": "application/x-mach-binary",
     "application/x-mach-o-executable": "application/x-mach-binary",
     "text/gettext-translation": "text/x-po", "text/tsv": "text/tab-separated-values",
-    "application/x-font-woff2": "font/woff2", "application/vnd.ms-fontobject":
-        "application/vnd.ms-fontobject", "application/x-apple-diskimage":
-        "application/x-apple-diskimage",
-    "text/tab-separated-values": "text/tab-separated-values",
+    "application/x-font-woff2": "font/woff2",
 }
 
 

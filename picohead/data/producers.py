@@ -41,7 +41,7 @@ GENERATOR_PROJECTS = frozenset({
     "picohead"})
 __all__ = ["RESERVED_REPOS", "CorpusProducers", "IndependenceError", "check_independence",
            "corpus_producers", "is_reserved_key", "normalise", "project_of", "reserved_repo",
-           "wild_producers"]
+           "wild_producers", "wild_recipe_entries", "wild_recipes"]
 # Project names of the reserved repositories, so a copy under another name is caught too.
 RESERVED_PROJECTS = frozenset({"linguist", "magika", "detect-secrets", "dockerfiles",
                                "lingua", "lingua-py", "lingua-rs", "lingua-go", "lingua-js"})
@@ -167,21 +167,30 @@ def corpus_producers(recipes: Iterable[str] = ("content",), manifest: Path | Non
     return cp
 
 
-def wild_producers() -> CorpusProducers:
-    """The producers the wild suite's recipes pin (``picohead/recipes/wild/*.json``): a corpus
-    recipe must name none of them, and a built corpus drops content the wild manifest holds."""
+def wild_recipes() -> dict[str, dict[str, Any]]:
+    """The wild suite's recipe files (``picohead/recipes/wild/*.json``) by stem."""
     import json
     from importlib import resources
 
-    wp = CorpusProducers()
     root = Path(str(resources.files("picohead") / "recipes" / "wild"))
-    for f in sorted(root.glob("*.json")):
-        d = json.loads(f.read_text(encoding="utf-8"))
-        for e in [*d.get("sources", []), *d.get("hosts", [])]:
-            if not isinstance(e, dict):
-                continue
+    return {f.stem: json.loads(f.read_text(encoding="utf-8")) for f in sorted(root.glob("*.json"))}
+
+
+def wild_recipe_entries() -> dict[str, list[dict[str, Any]]]:
+    """Every pinned source entry (``sources`` and risk ``hosts``) of each wild recipe, by stem."""
+    return {stem: [e for e in [*d.get("sources", []), *d.get("hosts", [])] if isinstance(e, dict)]
+            for stem, d in wild_recipes().items()}
+
+
+def wild_producers() -> CorpusProducers:
+    """The producers the wild suite's recipes pin (``picohead/recipes/wild/*.json``): a corpus
+    recipe must name none of them, and a built corpus drops content the wild manifest holds."""
+    wp = CorpusProducers()
+    for entries in wild_recipe_entries().values():
+        for e in entries:
             key = f"git:{e['repo']}" if e.get("kind") == "git" else f"{e['kind']}:{e['name']}"
             wp.add(key, e.get("project"))
+    for d in wild_recipes().values():
         for part in ("programs", "doc_packages", "man_pages"):  # programs.json
             for name in d.get(part, {}) if isinstance(d.get(part), dict) else ():
                 wp.add(f"program:{name}", name)

@@ -69,7 +69,8 @@ class StageWriter:
             "producer": producer, "project": project_of(producer, project),
             "size": len(data) if orig is None else orig,
             "prov": {"source": producer, "version": version, "licence": licence, "path": path,
-                     "sha256": hashlib.sha256(data).hexdigest(), **prov}}
+                     "sha256": sha if orig is None else hashlib.sha256(data).hexdigest(),
+                     **prov}}
         self.records.append(rec)
         return rec
 

@@ -53,6 +53,8 @@ MAX_STRIP = 1 << 20  # bytes of whitespace stripped at most from each end (1 MiB
 def _strip(data: bytes) -> tuple[int, int, bytes]:
     """(start, end, suffix): the content is ``data[start:end] + suffix`` (see the module docstring)."""
     n = len(data)
+    if n and data[0] not in WHITESPACE and data[-1] not in WHITESPACE:
+        return 0, n, b""  # the common case: nothing to strip, no slice copied
     lead = min(n, MAX_STRIP)
     start = lead - len(data[:lead].lstrip(WHITESPACE))
     room = min(n - start, MAX_STRIP)
