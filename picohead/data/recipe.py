@@ -38,7 +38,11 @@ class RecipeError(PicoheadError, ValueError):
 
 # The keys a corpus recipe may hold: exactly what the builder reads (and what the shipped recipes
 # use). A key starting with "_" is a comment anywhere; "notes" is the recipe's prose for the card.
-RECIPE_KEYS = frozenset({"name", "version", "spec", "settings", "dropped_labels", "notes", "sources"})
+RECIPE_KEYS = frozenset({"name", "version", "spec", "settings", "dropped_labels", "notes", "sources",
+                         "include"})
+# A file named in a recipe's "include" list holds more source entries (one file per concern, e.g.
+# code from public repositories, word lists): exactly these keys.
+INCLUDE_KEYS = frozenset({"sources", "notes"})
 SETTING_KEYS = frozenset({
     "cap_per_source_label", "cap_per_label", "cuts_per_file", "per_format", "per_generator",
     "generators", "risk_per_label", "risk_short_share", "min_per_split", "min_groups_per_label"})
@@ -128,8 +132,28 @@ def load_recipe(name_or_path: str) -> Recipe:
         raise RecipeError(f"no recipe at {f}; pass a recipe name (e.g. 'content') or a folder")
     data = json.loads(f.read_text(encoding="utf-8"))
     check_recipe(data, f)
+    data = _with_includes(data, root, f)
     check_reserved(data["sources"])
     return Recipe(name=data.get("name", root.name), root=root, data=data)
+
+
+def _with_includes(data: dict[str, Any], root: Path, source: Path) -> dict[str, Any]:
+    """``data`` with the source entries (and notes) of every file in its ``include`` list
+    appended, in list order; each included file is checked like the recipe itself."""
+    inc = data.get("include", [])
+    if not isinstance(inc, list) or not all(isinstance(x, str) for x in inc):
+        raise RecipeError(f"{source}: 'include' must be a list of file names beside the recipe")
+    out = dict(data, sources=list(data["sources"]), notes=list(data.get("notes", [])))
+    for name in inc:
+        f = root / name
+        if not f.is_file():
+            raise RecipeError(f"{source}: include {name!r}: no such file {f}")
+        part = json.loads(f.read_text(encoding="utf-8"))
+        check_keys(part, INCLUDE_KEYS, "", f)
+        check_recipe({"sources": part.get("sources")}, f)
+        out["sources"] += part["sources"]
+        out["notes"] += list(part.get("notes", []))
+    return out
 
 
 def check_recipe(data: Any, source: object) -> None:

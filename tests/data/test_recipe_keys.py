@@ -69,3 +69,26 @@ def test_licence_head_file_rejects_unknown_keys(tmp_path):
                                                     "lables": []}))
     with pytest.raises(RecipeError, match=r"head\.json: lables: unknown key"):
         load_head(tmp_path, {})
+
+
+def test_recipe_include_files_add_entries_and_are_checked(tmp_path):
+    import json
+
+    from picohead.data.recipe import RecipeError, load_recipe
+
+    _write_recipe(tmp_path, {"sources": [ENTRY], "include": ["more.json"], "notes": ["a"]})
+    (tmp_path / "more.json").write_text(json.dumps(
+        {"notes": ["b"], "sources": [{**ENTRY, "name": "pkg2"}]}))
+    r = load_recipe(str(tmp_path))
+    assert [e["name"] for e in r.entries] == ["pkg", "pkg2"]
+    assert r.data["notes"] == ["a", "b"]
+    (tmp_path / "more.json").write_text(json.dumps(
+        {"sources": [{**ENTRY, "take": [{"ext": [".py"], "cdoe": "python"}]}]}))
+    with pytest.raises(RecipeError, match=r"more\.json: sources\[0\]\.take\[0\]\.cdoe"):
+        load_recipe(str(tmp_path))
+    (tmp_path / "more.json").write_text(json.dumps({"sources": [], "extra": 1}))
+    with pytest.raises(RecipeError, match=r"more\.json: extra: unknown key"):
+        load_recipe(str(tmp_path))
+    _write_recipe(tmp_path, {"sources": [ENTRY], "include": ["gone.json"]})
+    with pytest.raises(RecipeError, match="gone.json"):
+        load_recipe(str(tmp_path))
