@@ -220,7 +220,7 @@ def check_fail_on(rules: list[tuple[str, str]], spec: Any) -> None:
     for head, label in rules:
         try:
             h = spec.head(head)
-            if not (label == UNKNOWN and not h.multilabel):
+            if not (not h.multilabel and (label == UNKNOWN or label in h.generic_labels)):
                 h.index(label)
         except SpecError as e:
             raise UsageError(f"--fail-on {head}={label}: {e}") from None

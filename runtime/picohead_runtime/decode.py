@@ -14,7 +14,8 @@ Rules, per head in spec order (gates always point to an earlier head):
   under its 0.96 threshold.)
 - a softmax head's final label is its top-1 label (ties go to the earlier label), or ``unknown``
   when the top-1 score is below that label's threshold (``label_thresholds``, else the head's
-  ``threshold``), with a reason;
+  ``threshold``), with a reason; with ``fallbacks`` the family's generic answer comes before
+  ``unknown`` when the family's summed probability reaches ``fallback_threshold``;
 - a multilabel head switches on every label whose score reaches its threshold; a disabled label
   (``disabled_labels``) has an infinite threshold and is listed in the result's ``disabled``.
 
@@ -89,6 +90,9 @@ class _Head:
         "k",
         "start",
         "end",
+        "fb_of",
+        "fb_members",
+        "fb_thr",
     )
 
     def __init__(self, spec: ModelSpec, i: int) -> None:
@@ -106,6 +110,30 @@ class _Head:
         self.slot = 0  # softmax: row in the gathered [heads, labels] block
         self.k = 0  # softmax: top-k kept (at most the label count)
         self.start = self.end = 0  # multilabel: span in the joined multilabel block
+        # softmax fallbacks: label index -> generic answer; generic -> the label indices whose
+        # probabilities make up its family (the generic itself too when it is a label)
+        self.fb_of = {h.labels.index(k): v for k, v in h.fallbacks.items()}
+        members: dict[str, list[int]] = {}
+        for j, lab in enumerate(h.labels):
+            g = h.fallbacks.get(lab, lab if lab in h.fallbacks.values() else None)
+            if g is not None:
+                members.setdefault(g, []).append(j)
+        self.fb_members = {g: np.array(v, dtype=np.intp) for g, v in members.items()}
+        self.fb_thr = h.fallback_threshold
+
+    def below(self, j: int, score: float, t: float, row: np.ndarray) -> tuple[str, str]:
+        """Final label and reason when label ``j``'s ``score`` is under its threshold ``t``:
+        the family's generic answer when the family's summed probability (``row``: this head's
+        probabilities) reaches the fallback threshold, else ``unknown``."""
+        raw = self.labels[j]
+        why = f"score {score:.3f} is below the threshold {t:.3f} for {raw!r}"
+        g = self.fb_of.get(j)
+        if g is None:
+            return UNKNOWN, why
+        mass = round(float(row[self.fb_members[g]].astype(np.float64).sum()) * _SCALE) / _SCALE
+        if mass >= self.fb_thr:
+            return g, f"{why}; its family {g!r} scores {mass:.3f}, answering the generic type"
+        return UNKNOWN, f"{why}, and its family {g!r} only {mass:.3f}"
 
 
 class Decoder:
@@ -172,7 +200,7 @@ class Decoder:
 
         rows: list[dict[str, HeadOut]] = []
         heads = self.heads
-        for orders, tops, ons, mls in zip(order_l, top_l, on_l, ml_l):
+        for r, (orders, tops, ons, mls) in enumerate(zip(order_l, top_l, on_l, ml_l)):
             row: dict[str, HeadOut] = {}
             for h in heads:
                 if h.gate is not None:
@@ -192,11 +220,9 @@ class Decoder:
                 raw = labels[idx[0]]
                 score = ps[0]
                 t = h.thr_list[idx[0]]
+                reason: str | None
                 if score < t:
-                    label = UNKNOWN
-                    reason: str | None = (
-                        f"score {score:.3f} is below the threshold {t:.3f} for {raw!r}"
-                    )
+                    label, reason = h.below(idx[0], score, t, probs[h.index][r])
                 else:
                     label, reason = raw, None
                 # positional: the cheapest construction (this runs heads x files times)
@@ -232,9 +258,9 @@ class Decoder:
             raw = labels[idx[0]]
             score = ps[0]
             t = h.thr_list[idx[0]]
+            reason: str | None
             if score < t:
-                label = UNKNOWN
-                reason: str | None = f"score {score:.3f} is below the threshold {t:.3f} for {raw!r}"
+                label, reason = h.below(idx[0], score, t, probs[h.index][0])
             else:
                 label, reason = raw, None
             row[h.name] = HeadResult(

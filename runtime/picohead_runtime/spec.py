@@ -63,6 +63,12 @@ class HeadSpec:
     ``disabled_labels`` (multilabel heads only) are labels this model does not answer: never
     switched on, their scores still reported. Calibration writes them for a label whose best
     validation F1 is too low to be worth a flag (e.g. the risk flags of a tier without a detector).
+    ``fallbacks`` (softmax heads only) maps a label to the generic answer of its family (for MIME
+    e.g. ``image/x-tga`` -> ``application/octet-stream``, ``application/epub+zip`` ->
+    ``application/zip``): when the top-1 score is under its threshold and the family's summed
+    probability (every label mapped to that generic, and the generic itself when it is a label)
+    reaches ``fallback_threshold``, the head answers the generic label instead of ``unknown``.
+    A generic label need not be one of the head's labels (``application/octet-stream``).
     """
 
     name: str
@@ -73,10 +79,17 @@ class HeadSpec:
     threshold: float = 0.0
     label_thresholds: Mapping[str, float] = field(default_factory=dict)
     disabled_labels: tuple[str, ...] = ()
+    fallbacks: Mapping[str, str] = field(default_factory=dict)
+    fallback_threshold: float = 0.5
 
     @property
     def multilabel(self) -> bool:
         return self.kind == "multilabel"
+
+    @property
+    def generic_labels(self) -> tuple[str, ...]:
+        """The generic answers ``fallbacks`` can give, in first-seen order."""
+        return tuple(dict.fromkeys(self.fallbacks.values()))
 
     def index(self, label: str) -> int:
         """Index of ``label`` in this head; a clear error for an unknown label."""
@@ -105,6 +118,9 @@ class HeadSpec:
             d["label_thresholds"] = dict(self.label_thresholds)
         if self.disabled_labels:
             d["disabled_labels"] = list(self.disabled_labels)
+        if self.fallbacks:
+            d["fallbacks"] = dict(self.fallbacks)
+            d["fallback_threshold"] = self.fallback_threshold
         return d
 
 
@@ -226,7 +242,8 @@ def _prob(value: Any, key: str, source: str) -> float:
 
 # The keys a head object may hold (a spec's heads, a head file for ``picohead add-head``).
 HEAD_KEYS = frozenset(
-    {"name", "kind", "labels", "gate", "weight", "threshold", "label_thresholds", "disabled_labels"}
+    {"name", "kind", "labels", "gate", "weight", "threshold", "label_thresholds", "disabled_labels",
+     "fallbacks", "fallback_threshold"}
 )
 
 
@@ -303,6 +320,19 @@ def _parse_head(d: Any, i: int, source: str) -> HeadSpec:
             raise _fail(
                 source, f"{where}.disabled_labels", f"{k!r} is not one of this head's labels"
             )
+    fallbacks = d.get("fallbacks") or {}
+    if not isinstance(fallbacks, Mapping) or not all(
+        isinstance(v, str) and v for v in fallbacks.values()
+    ):
+        raise _fail(source, f"{where}.fallbacks", "must map label -> generic label (a string)")
+    if fallbacks and kind != "softmax":
+        raise _fail(source, f"{where}.fallbacks", "only a softmax head falls back to generic labels")
+    for k, v in fallbacks.items():
+        if k not in labels:
+            raise _fail(source, f"{where}.fallbacks.{k}", "is not one of this head's labels")
+        if v == "unknown" or v == k:
+            raise _fail(source, f"{where}.fallbacks.{k}", f"{v!r} cannot be a generic answer")
+    fb_thr = _prob(d.get("fallback_threshold", 0.5), f"{where}.fallback_threshold", source)
     return HeadSpec(
         name=name,
         kind=kind,
@@ -312,6 +342,8 @@ def _parse_head(d: Any, i: int, source: str) -> HeadSpec:
         threshold=threshold,
         label_thresholds={k: float(v) for k, v in lt.items()},
         disabled_labels=tuple(dict.fromkeys(disabled)),
+        fallbacks={str(k): str(v) for k, v in fallbacks.items()},
+        fallback_threshold=fb_thr,
     )
 
 

@@ -218,3 +218,55 @@ def test_threshold_compares_the_shown_score():
         row = Decoder(spec).decode(p)[0]
         assert row["kind"].score == 0.3 and row["kind"].label == "code"
         assert row["risk"].labels == ("email",) and row["risk"].scores["email"] == 0.3
+
+
+def _fallback_spec(**kw):
+    # python and c are one family ("source"); javascript has none; "text" stands for itself
+    return _spec(lang={"threshold": 0.8, "fallbacks": {"python": "source", "c": "source"}, **kw})
+
+
+def test_fallback_answers_the_family_generic_before_unknown_in_both_decode_paths():
+    dec = Decoder(_fallback_spec(fallback_threshold=0.7))
+    kinds, risk = [[0.9, 0.05, 0.05]] * 4, [[0.1, 0.1]] * 4
+    langs = [[0.5, 0.1, 0.4],   # python 0.5 < 0.8, family python+c 0.9 >= 0.7 -> "source"
+             [0.5, 0.45, 0.05],  # family 0.55 < 0.7 -> unknown
+             [0.1, 0.6, 0.3],    # javascript has no family -> unknown
+             [0.85, 0.1, 0.05]]  # over the threshold -> python
+    batch = dec.decode(_probs(kinds, langs, risk))
+    single = [dec.decode(_probs([k], [l], [r]))[0] for k, l, r in zip(kinds, langs, risk)]
+    for rows in (batch, single):
+        got = [(row["lang"].label, row["lang"].raw) for row in rows]
+        assert got == [("source", "python"), ("unknown", "python"), ("unknown", "javascript"),
+                       ("python", "python")]
+        assert "family 'source' scores 0.900" in rows[0]["lang"].reason
+        assert "only 0.550" in rows[1]["lang"].reason
+        assert rows[3]["lang"].reason is None
+    assert [r["lang"].asdict() for r in batch] == [r["lang"].asdict() for r in single]
+
+
+def test_fallbacks_are_checked_and_round_trip():
+    from picohead_runtime.spec import SpecError
+
+    spec = _fallback_spec()
+    h = spec.head("lang")
+    assert h.generic_labels == ("source",) and h.fallback_threshold == 0.5
+    assert ModelSpec.from_dict(spec.to_dict()).head("lang").fallbacks == h.fallbacks
+    bad = [({"fallbacks": {"rust": "source"}}, "fallbacks.rust"),
+           ({"fallbacks": {"python": "unknown"}}, "cannot be a generic"),
+           ({"fallbacks": {"python": 3}}, "generic label"),
+           ({"fallbacks": {"python": "source"}, "fallback_threshold": 1.5}, "fallback_threshold")]
+    for over, msg in bad:
+        with pytest.raises(SpecError, match=msg):
+            _spec(lang=over)
+    with pytest.raises(SpecError, match="only a softmax head"):
+        _spec(risk={"fallbacks": {"email": "pii"}})
+
+
+def test_fail_on_accepts_a_generic_answer_and_still_rejects_a_typo():
+    from picohead_runtime.cli import check_fail_on
+    from picohead_runtime.errors import UsageError
+
+    spec = _fallback_spec()
+    check_fail_on([("lang", "source"), ("lang", "unknown"), ("lang", "python")], spec)
+    with pytest.raises(UsageError, match="no label 'sourse'"):
+        check_fail_on([("lang", "sourse")], spec)
