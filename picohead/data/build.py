@@ -24,11 +24,14 @@ from typing import Any
 from tqdm import tqdm
 
 from picohead.data import formats, risk
+from picohead.data.baseline import compare, load_baseline, save_last_good
+from picohead.data.breadth import FINE_HEADS, breadth, cap_producers, producer_of, under_floor
 from picohead.data.fetch import FetchError, fetch
 from picohead.data.harvest import harvest, seeded
 from picohead.data.labels import format_labels
 from picohead.data.recipe import Recipe, RecipeError
 from picohead.data.store import BlobStore, read_stages, stage_done, stage_path, write_stage
+from picohead.data.tolerance import DegradedBuildError, judge
 
 log = logging.getLogger(__name__)
 
@@ -251,8 +254,12 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
     """Stage files -> manifests, provenance and card, in the steps below (always rerun)."""
     mins = recipe.setting("min_per_split", {"train": 200, "val": 30, "test": 30})
     recs, bad, wild_dropped = _valid_records(out, labels, exclude or set())
-    recs = _capped(recs, int(recipe.setting("cap_per_source_label", 800)),
-                   int(recipe.setting("cap_per_label", 3000)))
+    for r in recs:
+        r["producer"] = producer_of(r)
+    share = float(recipe.setting("max_producer_share", 0.1))
+    recs, cap_unmet = _capped(recs, int(recipe.setting("cap_per_source_label", 800)),
+                              int(recipe.setting("cap_per_label", 3000)), share,
+                              2 * sum(int(v) for v in mins.values()))
     _refresh_risk(out, recs)
     few = _split_thin_labels_by_file(recs, int(recipe.setting("min_groups_per_label", 20)))
     _assign_splits(recs, mins)
@@ -261,9 +268,31 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
     card = _card(recipe, recs, counts, dropped, failures, missing, bad, time.time() - t_start)
     card["split_by_file"] = sorted(few)
     card["dropped_as_wild_suite_content"] = wild_dropped if exclude is not None else None
+    _judge_card(recipe, out, card, recs, failures, missing, cap_unmet, share)
     (out / "card.json").write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n")
     (out / "DATASET_CARD.md").write_text(_card_md(card), encoding="utf-8")
+    if card["tolerance"]["passed"]:
+        save_last_good(out, card)
     return card
+
+
+def _judge_card(recipe: Recipe, out: Path, card: dict[str, Any], recs: list[dict[str, Any]],
+                failures: dict[str, str], missing: list[str], cap_unmet: dict[str, int],
+                share: float) -> None:
+    """Add the producer table, the comparison with the last good build and the tolerance
+    verdict to ``card``."""
+    table = breadth(recs, FINE_HEADS, floor=int(recipe.setting("producer_floor", 20)),
+                    floor_large=int(recipe.setting("producer_floor_large", 50)),
+                    large=set(recipe.setting("large_ecosystems", [])), share=share)
+    card["producers"] = table
+    card["producer_cap"] = {"max_share": share, "unmet": dict(sorted(cap_unmet.items()))}
+    card["under_producer_floor"] = under_floor(table)
+    before, src = load_baseline(out, recipe.root)
+    card["comparison"] = compare(card["per_head"], before, src)
+    gens = recipe.setting("generators", list(formats.GENERATORS) + ["av", "pyc", "debs", "jars"])
+    card["tolerance"] = judge(recipe.entries, failures, list(gens), missing,
+                              dict(recipe.setting("max_failed_share", {})), card["comparison"],
+                              float(recipe.setting("max_label_drop", 0.2)))
 
 
 def _valid_records(out: Path, labels: dict[str, set[str]], exclude: set[str]
@@ -292,22 +321,33 @@ def _valid_records(out: Path, labels: dict[str, set[str]], exclude: set[str]
     return recs, bad, wild_dropped
 
 
-def _capped(recs: list[dict[str, Any]], per_source: int, per_label: int
-            ) -> list[dict[str, Any]]:
-    """Caps per (source, primary label) and per primary label, in a deterministic order (hash of
-    the id); risk samples are not capped."""
-    recs = sorted(recs, key=lambda r: _h(r["id"]))
-    by_src: Counter[tuple[str, str]] = Counter()
-    by_lab: Counter[str] = Counter()
+def _capped(recs: list[dict[str, Any]], per_source: int, per_label: int, share: float = 1.0,
+            keep_at_least: int = 0) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Caps per (source, primary label), per producer (no producer above ``share`` of a fine
+    label's samples, ``picohead.data.breadth``) and per primary label, in a deterministic order
+    (hash of the id), then the producer cap once more (the label cap moves shares a little);
+    risk samples are not capped. Returns the records and the labels that cannot meet the
+    producer cap (they keep their samples)."""
+    is_risk = lambda r: r["source"].startswith("risk:")  # noqa: E731
+    recs = _cap_by(sorted(recs, key=lambda r: _h(r["id"])), per_source,
+                   lambda r: (r["source"], _primary(r)))
+    recs, unmet = cap_producers(recs, share, exempt=is_risk, keep_at_least=keep_at_least)
+    recs = _cap_by(sorted(recs, key=lambda r: _h(r["id"])), per_label, _primary)
+    recs, unmet2 = cap_producers(recs, share, exempt=is_risk, keep_at_least=keep_at_least)
+    return sorted(recs, key=lambda r: _h(r["id"])), {**unmet, **unmet2}
+
+
+def _cap_by(recs: list[dict[str, Any]], cap: int, key: Any) -> list[dict[str, Any]]:
+    """The first ``cap`` records of each ``key(record)``, in order; risk samples are kept and
+    not counted."""
+    seen: Counter[Any] = Counter()
     kept = []
     for r in recs:
-        key = next((f"{h}={r['labels'][h]}" for h in PRIMARY if h in r["labels"]), "?")
-        src = r["source"].split(":", 1)[-1] if r["source"].startswith("risk:") else r["source"]
         if not r["source"].startswith("risk:"):
-            if by_src[(src, key)] >= per_source or by_lab[key] >= per_label:
+            k = key(r)
+            if seen[k] >= cap:
                 continue
-        by_src[(src, key)] += 1
-        by_lab[key] += 1
+            seen[k] += 1
         kept.append(r)
     return kept
 
@@ -395,12 +435,12 @@ def _write_manifests(out: Path, spec: dict[str, Any], dropped: dict[str, dict[st
     with (out / "provenance.jsonl").open("w", encoding="utf-8") as prov:
         for r in recs:
             m = {"id": r["id"], "path": r["path"], "labels": r["labels"], "source": r["source"],
-                 "split": r["split"]}
+                 "producer": r["producer"], "split": r["split"]}
             if "orig_size" in r:
                 m["orig_size"] = r["orig_size"]
             files[r["split"]].write(json.dumps(m, ensure_ascii=False) + "\n")
             prov.write(json.dumps({"id": r["id"], "sha256": r["id"], "source": r["source"],
-                                   "split": r["split"], **r["prov"]}, ensure_ascii=False) + "\n")
+                                   "producer": r["producer"], "split": r["split"], **r["prov"]}, ensure_ascii=False) + "\n")
     for f in files.values():
         f.close()
 
@@ -478,7 +518,56 @@ def _card_md(card: dict[str, Any]) -> str:
         L.append(f"| {k} | {v} | {s.get('train', 0)} | {s.get('val', 0)} | {s.get('test', 0)} |")
     L += ["", "Labels split by file (too few source groups): "
           + (", ".join(f"`{x}`" for x in card.get("split_by_file", [])) or "none")]
+    L += _breadth_md(card)
     return "\n".join(L) + "\n"
+
+
+def _breadth_md(card: dict[str, Any]) -> list[str]:
+    """Card sections: producers per label, the comparison with the last good build, tolerance."""
+    cap = card.get("producer_cap", {})
+    L = ["", "## Producers per label", "",
+         f"A producer is the upstream project, repository or generator a sample comes from. No "
+         f"producer may hold more than {cap.get('max_share', 0):.0%} of a fine label's samples; "
+         f"labels with too few producers keep their data and are marked *cap unmet*. "
+         f"{len(card.get('under_producer_floor', []))} labels are under their producer floor.", ""]
+    for head, d in card.get("producers", {}).items():
+        L += [f"### {head}", "", "| label | samples train / val / test | producers train / val / "
+              "test | producers | top producer (train share) | floor |", "|---|---|---|---:|---|---|"]
+        for lab, row in d.items():
+            s, p = row["samples"], row["producers"]
+            flags = (["**under floor**"] if row["under_floor"] else []) + (
+                ["*cap unmet*"] if f"{head}={lab}" in cap.get("unmet", {}) else [])
+            L.append(f"| {lab} | {s['train']} / {s['val']} / {s['test']} | {p['train']} / "
+                     f"{p['val']} / {p['test']} | {row['producers_total']} | {row['top_producer']}"
+                     f" ({row['top_share']:.0%}) | {row['floor']} {' '.join(flags)} |")
+        L.append("")
+    cmp_ = card.get("comparison", {})
+    L += ["## Compared with the last good build", ""]
+    if not cmp_.get("baseline"):
+        L.append("No baseline: no last good build in this folder and no expected counts beside "
+                 "the recipe.")
+    else:
+        L += [f"Baseline: `{cmp_['baseline']}`. Appeared: "
+              + (", ".join(f"`{x}`" for x in cmp_["appeared"]) or "none") + ". Disappeared: "
+              + (", ".join(f"`{x}`" for x in cmp_["disappeared"]) or "none") + ".", "",
+              "| head | label | before | now | change |", "|---|---|---:|---:|---:|"]
+        for head, rows in cmp_["labels"].items():
+            for lab, r in rows.items():
+                if r["delta"]:
+                    ch = f"{r['change']:+.1%}" if r["change"] is not None else "new"
+                    L.append(f"| {head} | {lab} | {r['before']} | {r['now']} | {ch} |")
+    tol = card.get("tolerance", {})
+    L += ["", "## Failure tolerance", "",
+          "Passed." if tol.get("passed") else "**Degraded beyond its tolerance.**", "",
+          "| kind | entries | failed | share | limit |", "|---|---:|---:|---:|---:|"]
+    for k, v in tol.get("kinds", {}).items():
+        L.append(f"| {k} | {v['entries']} | {v['failed']} | {v['share']:.1%} | {v['limit']:.0%}"
+                 + (" **over**" if v["over"] else "") + " |")
+    fell = tol.get("labels_fell", {})
+    if fell:
+        L += ["", f"Labels more than {tol['max_label_drop']:.0%} below the baseline: "
+              + ", ".join(f"`{k}` {r['before']} -> {r['now']}" for k, r in fell.items())]
+    return L
 
 
 def check_wild_independence(recipe: Recipe) -> None:
@@ -503,10 +592,12 @@ def wild_hashes(manifest: Path | None) -> set[str]:
 
 
 def build(recipe: Recipe, *, out: Path, cache: Path, jobs: int = 2, mirrors: Path | None = None,
-          wild_manifest: Path | None = None) -> dict[str, Any]:
+          wild_manifest: Path | None = None, allow_degraded: bool = False) -> dict[str, Any]:
     """Run every stage (skipping finished ones) and write the corpus; returns the card.
     ``mirrors``: the folder of git mirrors ``git`` entries read; ``wild_manifest``: a built wild
-    suite whose content the corpus must not hold (dropped by hash)."""
+    suite whose content the corpus must not hold (dropped by hash). A build whose failures exceed
+    the recipe's tolerance (``picohead.data.tolerance``) still writes everything, then raises
+    DegradedBuildError unless ``allow_degraded``."""
     t0 = time.time()
     check_wild_independence(recipe)
     out.mkdir(parents=True, exist_ok=True)
@@ -520,5 +611,10 @@ def build(recipe: Recipe, *, out: Path, cache: Path, jobs: int = 2, mirrors: Pat
     stage_formats(recipe, out, cache, jobs, missing)
     random.seed(0)
     _ = stage_path
-    return finalize(recipe, out, spec, labels, failures, missing, t0,
+    card = finalize(recipe, out, spec, labels, failures, missing, t0,
                     exclude=wild_hashes(wild_manifest))
+    if not card["tolerance"]["passed"]:
+        if not allow_degraded:
+            raise DegradedBuildError(card["tolerance"])
+        log.warning("%s (proceeding: --allow-degraded)", DegradedBuildError(card["tolerance"]))
+    return card

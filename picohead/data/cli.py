@@ -28,16 +28,24 @@ def data() -> None:
 @click.option("--wild-manifest", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="A built wild suite's manifest.jsonl: content it holds is dropped from the "
                    "corpus (the recipe's producers are always checked against the wild recipes).")
+@click.option("--allow-degraded", is_flag=True,
+              help="Exit 0 even when more sources or label counts failed than the recipe "
+                   "tolerates (the card says what; the build does not become the last good one).")
 def build_cmd(recipe: str, out: Path, cache: Path, jobs: int, mirrors: Path | None,
-              wild_manifest: Path | None) -> None:
+              wild_manifest: Path | None, allow_degraded: bool) -> None:
     """Fetch, harvest, generate, split and describe a corpus (resumable)."""
     from picohead.data.build import build
     from picohead.data.recipe import RecipeError, load_recipe
+    from picohead.data.tolerance import DegradedBuildError
 
     try:
         r = load_recipe(recipe)
         card = build(r, out=out, cache=cache, jobs=jobs, mirrors=mirrors,
-                     wild_manifest=wild_manifest)
+                     wild_manifest=wild_manifest, allow_degraded=allow_degraded)
+    except DegradedBuildError as e:
+        click.echo(f"error: {e}\nthe manifests and card are written to {out}; rerun with "
+                   "--allow-degraded to accept them", err=True)
+        sys.exit(2)
     except (RecipeError, OSError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)

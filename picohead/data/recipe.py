@@ -45,7 +45,9 @@ RECIPE_KEYS = frozenset({"name", "version", "spec", "settings", "dropped_labels"
 INCLUDE_KEYS = frozenset({"sources", "notes"})
 SETTING_KEYS = frozenset({
     "cap_per_source_label", "cap_per_label", "cuts_per_file", "per_format", "per_generator",
-    "generators", "risk_per_label", "risk_short_share", "min_per_split", "min_groups_per_label"})
+    "generators", "risk_per_label", "risk_short_share", "min_per_split", "min_groups_per_label",
+    "max_producer_share", "producer_floor", "producer_floor_large", "large_ecosystems",
+    "max_failed_share", "max_label_drop"})
 KINDS = frozenset({"deb", "debsrc", "debdesc", "pypi", "npm", "git"})
 ENTRY_KEYS = frozenset({"kind", "name", "version", "licence", "take", "split_by", "sdist",
                         "languages", "repo", "commit", "paths"})  # repo/commit/paths: git only
