@@ -22,6 +22,7 @@ import random
 import re
 import shutil
 import sqlite3
+import struct
 import subprocess
 import tarfile
 import tempfile
@@ -615,8 +616,496 @@ def gen_jars(rng: random.Random, pool: Pool, n: int, classes: list[tuple[str, Pa
             yield out.read_bytes(), "application/java-archive", {}
 
 
+# -- corpus v2 (issue 22): text data formats, patches, and simple binary formats ----------------
+# These write the formats themselves (the Python standard library's csv/json/difflib/zlib/binascii,
+# Pillow, gcc) with randomized options; the wild suite's programs for the same types (wabt,
+# sharutils, ncompress, netpbm, ImageMagick, ...) are never used here.
+_FIRST = ["Anna", "Ben", "Chen", "Dana", "Emil", "Fatima", "Goran", "Hana", "Ivo", "Jun", "Kofi",
+          "Lena", "Mateo", "Nia", "Omar", "Pia", "Ravi", "Sara", "Tomas", "Yuki"]
+_LAST = ["Novak", "Smith", "Garcia", "Kim", "Okafor", "Rossi", "Dubois", "Silva", "Nguyen",
+         "Schmidt", "Ivanova", "Haddad", "Larsen", "Tanaka", "Kowalski", "Murphy"]
+
+
+def _words(rng: random.Random, pool: Pool, k: int) -> list[str]:
+    ws = [w for w in re.findall(r"[^\W\d_]{2,20}", pool.text(rng, 100, 800))] or ["item"]
+    return [rng.choice(ws) for _ in range(k)]
+
+
+def _fold(line: str, rng: random.Random) -> str:
+    """RFC 5545/6350 line folding at 75 octets (sometimes not folded at all)."""
+    if rng.random() < .3 or len(line) <= 75:
+        return line
+    parts = [line[:75]] + [" " + line[i:i + 74] for i in range(75, len(line), 74)]
+    return "\r\n".join(parts)
+
+
+def _vcard(rng: random.Random, pool: Pool) -> str:
+    ver = rng.choice(["2.1", "3.0", "4.0"])
+    first, last = rng.choice(_FIRST), rng.choice(_LAST)
+    lines = ["BEGIN:VCARD", f"VERSION:{ver}", f"N:{last};{first};;;", f"FN:{first} {last}"]
+    if rng.random() < .7:
+        lines.append(f"ORG:{' '.join(_words(rng, pool, rng.randrange(1, 4)))}")
+    for _ in range(rng.randrange(0, 3)):
+        kind = rng.choice(["HOME", "WORK", "CELL"])
+        num = f"+{rng.randrange(1, 99)} {rng.randrange(100, 999)} {rng.randrange(10**5, 10**7)}"
+        lines.append(f"TEL;TYPE={kind}:{num}" if ver != "2.1" else f"TEL;{kind}:{num}")
+    if rng.random() < .8:
+        lines.append(f"EMAIL:{first.lower()}.{last.lower()}@example.{rng.choice(['org', 'com', 'net'])}")
+    if rng.random() < .5:
+        lines.append(f"ADR;TYPE=WORK:;;{rng.randrange(1, 300)} {rng.choice(_words(rng, pool, 3))} "
+                     f"St;{rng.choice(_words(rng, pool, 2))};;{rng.randrange(10000, 99999)};")
+    if rng.random() < .4:
+        lines.append("NOTE:" + pool.text(rng, 20, 300).replace("\n", "\\n").replace(",", "\\,"))
+    if ver != "2.1" and rng.random() < .5:
+        lines.append(f"UID:urn:uuid:{rng.getrandbits(128):032x}")
+    lines.append("END:VCARD")
+    return "\r\n".join(_fold(x, rng) for x in lines) + "\r\n"
+
+
+def _ical(rng: random.Random, pool: Pool) -> str:
+    lines = ["BEGIN:VCALENDAR", "VERSION:2.0",
+             f"PRODID:-//{rng.choice(_words(rng, pool, 4))}//{rng.choice(['Calendar', 'Planner', 'Sync'])} "
+             f"{rng.randrange(1, 20)}.{rng.randrange(10)}//EN"]
+    if rng.random() < .5:
+        lines.append("CALSCALE:GREGORIAN")
+    for _ in range(rng.randrange(1, 8)):
+        comp = rng.choice(["VEVENT", "VEVENT", "VTODO"])
+        y, mo, d, h = rng.randrange(2000, 2030), rng.randrange(1, 13), rng.randrange(1, 29), rng.randrange(24)
+        lines += [f"BEGIN:{comp}", f"UID:{rng.getrandbits(64):016x}@example.org",
+                  f"DTSTAMP:{y:04d}{mo:02d}{d:02d}T{h:02d}0000Z",
+                  f"DTSTART:{y:04d}{mo:02d}{d:02d}T{h:02d}{rng.randrange(60):02d}00"
+                  + ("Z" if rng.random() < .5 else ""),
+                  "SUMMARY:" + " ".join(_words(rng, pool, rng.randrange(1, 7)))]
+        if rng.random() < .5:
+            lines.append("DESCRIPTION:" + pool.text(rng, 20, 400).replace("\n", "\\n"))
+        if rng.random() < .3:
+            lines.append(f"RRULE:FREQ={rng.choice(['DAILY', 'WEEKLY', 'MONTHLY'])};COUNT={rng.randrange(2, 20)}")
+        if rng.random() < .3:
+            lines.append("LOCATION:" + " ".join(_words(rng, pool, 2)))
+        lines.append(f"END:{comp}")
+    lines.append("END:VCALENDAR")
+    return "\r\n".join(_fold(x, rng) for x in lines) + "\r\n"
+
+
+def gen_pim(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """vCard 2.1/3.0/4.0 address books and iCalendar files with random people, events, folding."""
+    for _ in range(n):
+        cards = "".join(_vcard(rng, pool) for _ in range(rng.choice([1, 1, 2, 5, 20])))
+        yield cards.encode(), "text/vcard", {}
+        yield _ical(rng, pool).encode(), "text/calendar", {}
+
+
+def _cell(rng: random.Random, pool: Pool, kind: str) -> Any:
+    if kind == "int":
+        return rng.randrange(-10**6, 10**6)
+    if kind == "float":
+        return round(rng.uniform(-1e4, 1e4), rng.randrange(0, 6))
+    if kind == "date":
+        return f"{rng.randrange(1990, 2030)}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}"
+    return " ".join(_words(rng, pool, rng.randrange(1, 5)))
+
+
+def gen_tables(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """CSV (random dialects), TSV, JSON Lines and GeoJSON with random columns of real words."""
+    import csv
+    import json
+
+    for _ in range(n):
+        ncol = rng.randrange(2, 12)
+        kinds = [rng.choice(["int", "float", "date", "text", "text"]) for _ in range(ncol)]
+        head = [rng.choice(_words(rng, pool, 3)).lower() + (str(i) if rng.random() < .2 else "")
+                for i in range(ncol)]
+        rows = [[_cell(rng, pool, k) for k in kinds] for _ in range(rng.randrange(3, 300))]
+        for mime, delim in (("text/csv", rng.choice([",", ",", ";", "|"])), ("text/tab-separated-values", "\t")):
+            buf = io.StringIO()
+            w = csv.writer(buf, delimiter=delim, lineterminator=rng.choice(["\n", "\r\n"]),
+                           quoting=rng.choice([csv.QUOTE_MINIMAL, csv.QUOTE_NONNUMERIC, csv.QUOTE_ALL])
+                           if delim != "\t" else csv.QUOTE_MINIMAL)
+            if rng.random() < .85:
+                w.writerow(head)
+            w.writerows(rows)
+            yield buf.getvalue().encode(), mime, {}
+        recs = [dict(zip(head, r)) for r in rows]
+        yield ("".join(json.dumps(r, ensure_ascii=rng.random() < .5) + "\n" for r in recs).encode(),
+               "application/jsonl", {})
+        feats = []
+        for r in recs[: rng.randrange(1, 60)]:
+            geom = rng.choice(["Point", "LineString", "Polygon"])
+            pt = lambda: [round(rng.uniform(-180, 180), 6), round(rng.uniform(-85, 85), 6)]  # noqa: E731
+            coords: Any = (pt() if geom == "Point" else [pt() for _ in range(rng.randrange(2, 8))])
+            if geom == "Polygon":
+                coords = [coords + [coords[0]]]
+            feats.append({"type": "Feature", "geometry": {"type": geom, "coordinates": coords},
+                          "properties": r})
+        yield (json.dumps({"type": "FeatureCollection", "features": feats},
+                          indent=rng.choice([None, 1, 2, 4])).encode(), "application/geo+json", {})
+
+
+def gen_diffs(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """Unified, context and git-style patches (difflib) between real texts and edited copies."""
+    import difflib
+
+    for _ in range(n):
+        parts = []
+        for _f in range(rng.choice([1, 1, 2, 4])):
+            a = pool.text(rng, 300, 4000).splitlines(keepends=True) or ["x\n"]
+            b = list(a)
+            for _e in range(rng.randrange(1, 8)):
+                i = rng.randrange(len(b) + 1)
+                op = rng.random()
+                if op < .4 and b:
+                    del b[min(i, len(b) - 1)]
+                elif op < .7:
+                    b.insert(i, pool.text(rng, 10, 120).replace("\n", " ") + "\n")
+                elif b:
+                    j = min(i, len(b) - 1)
+                    b[j] = b[j][::-1].strip() + "\n"
+            name = rng.choice(_words(rng, pool, 3)).lower() + rng.choice([".c", ".py", ".txt", ".md", ".h", ""])
+            ctx = rng.choice([0, 1, 3, 3, 5])
+            if rng.random() < .25:
+                d = difflib.context_diff(a, b, f"{name}.orig", name, n=ctx)
+            else:
+                d = difflib.unified_diff(a, b, f"a/{name}", f"b/{name}", n=ctx)
+            body = "".join(x if x.endswith("\n") else x + "\n" for x in d)
+            if body and rng.random() < .3:
+                body = f"diff --git a/{name} b/{name}\nindex {rng.getrandbits(28):07x}..{rng.getrandbits(28):07x} 100644\n" + body
+            parts.append(body)
+        text = "".join(parts)
+        if text.strip():
+            if rng.random() < .3:
+                text = (f"From: {rng.choice(_FIRST)} {rng.choice(_LAST)} <dev@example.org>\n"
+                        f"Subject: [PATCH] {' '.join(_words(rng, pool, 5))}\n\n---\n") + text
+            yield text.encode(), "text/x-diff", {}
+
+
+def gen_pillow_more(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """Pillow's other writers: ICNS, PCX, SGI, XBM and EPS (PostScript), random modes and sizes."""
+    for _ in range(n):
+        img = _scene(rng, pool)
+        s = rng.choice([16, 32, 64, 128, 256, 512])
+        yield _save(img.convert("RGBA").resize((s, s)), "ICNS"), "image/x-icns", {}
+        yield _save(img.convert(rng.choice(["RGB", "L", "P", "1"])), "PCX"), "image/x-pcx", {}
+        yield (_save(img.convert(rng.choice(["RGB", "RGBA", "L"])), "SGI", rle=rng.random() < .5),
+               "image/x-sgi", {})
+        w = rng.choice([8, 16, 24, 32, 48, 64])
+        yield _save(img.convert("1").resize((w, w)), "XBM"), "image/x-xbitmap", {}
+        yield _save(img.convert(rng.choice(["RGB", "L", "CMYK"])), "EPS"), "application/postscript", {}
+
+
+def _leb(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _wsec(sid: int, body: bytes) -> bytes:
+    return bytes([sid]) + _leb(len(body)) + body
+
+
+def _wname(s: str) -> bytes:
+    b = s.encode()
+    return _leb(len(b)) + b
+
+
+def gen_wasm(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """WebAssembly modules written from the binary format: random i32/i64/f64 functions (arithmetic
+    on locals and constants), memory, globals, exports and sometimes a name custom section."""
+    vt = {"i32": 0x7F, "i64": 0x7E, "f64": 0x7C}
+    ops = {"i32": (0x41, [0x6A, 0x6B, 0x6C, 0x71, 0x72, 0x73]), "i64": (0x42, [0x7C, 0x7D, 0x7E, 0x83, 0x84]),
+           "f64": (0x44, [0xA0, 0xA1, 0xA2, 0xA3])}
+    for _ in range(n):
+        nf = rng.randrange(1, 40)
+        sigs, bodies, names = [], [], []
+        words = [w.lower() for w in _words(rng, pool, nf)]
+        for i in range(nf):
+            t = rng.choice(list(vt))
+            npar = rng.randrange(0, 4)
+            sigs.append(b"\x60" + _leb(npar) + bytes([vt[t]] * npar) + b"\x01" + bytes([vt[t]]))
+            const, binops = ops[t]
+            code = bytearray()
+            def push() -> None:
+                if npar and rng.random() < .6:
+                    code.extend(b"\x20" + _leb(rng.randrange(npar)))
+                elif t == "f64":
+                    code.extend(b"\x44" + struct.pack("<d", rng.uniform(-1e6, 1e6)))
+                else:
+                    code.extend(bytes([const]) + _leb(rng.randrange(0, 1 << 20)))
+            push()
+            for _k in range(rng.randrange(0, 30)):
+                push()
+                code.append(rng.choice(binops))
+            body = b"\x00" + bytes(code) + b"\x0b"
+            bodies.append(_leb(len(body)) + body)
+            names.append(f"{words[i]}_{i}")
+        mod = b"\x00asm\x01\x00\x00\x00"
+        mod += _wsec(1, _leb(nf) + b"".join(sigs))
+        mod += _wsec(3, _leb(nf) + b"".join(_leb(i) for i in range(nf)))
+        if rng.random() < .6:
+            mod += _wsec(5, b"\x01\x00" + _leb(rng.randrange(1, 17)))
+        exp = [i for i in range(nf) if rng.random() < .6] or [0]
+        mod += _wsec(7, _leb(len(exp)) + b"".join(_wname(names[i]) + b"\x00" + _leb(i) for i in exp))
+        mod += _wsec(10, _leb(nf) + b"".join(bodies))
+        if rng.random() < .4:
+            fn = _leb(nf) + b"".join(_leb(i) + _wname(nm) for i, nm in enumerate(names))
+            mod += _wsec(0, _wname("name") + b"\x01" + _leb(len(fn)) + fn)
+        yield mod, "application/wasm", {}
+
+
+def gen_objects(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """ELF relocatable objects: random C translation units compiled with ``gcc -c`` at random
+    optimisation, debug, PIC and standard settings (skipped with a warning without gcc)."""
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if not cc:
+        log.warning("gcc not found: skipping application/x-object (apt-get install gcc)")
+        return
+    with tempfile.TemporaryDirectory() as td:
+        for i in range(n):
+            words = [re.sub(r"\W", "_", w.lower()) for w in _words(rng, pool, 12)]
+            fns = []
+            for j in range(rng.randrange(1, 12)):
+                nm = f"{words[j % len(words)]}_{i}_{j}"
+                t = rng.choice(["int", "long", "double", "unsigned"])
+                expr = " ".join(f"{rng.choice(['+', '-', '*', '^'] if t != 'double' else ['+', '-', '*'])} "
+                                f"(a{rng.randrange(2)} {rng.choice(['+', '*'])} {rng.randrange(1, 999)})"
+                                for _ in range(rng.randrange(1, 6)))
+                fns.append(f"{'static ' if rng.random() < .2 else ''}{t} {nm}({t} a0, {t} a1) "
+                           f"{{ return a0 {expr}; }}")
+            strs = [f'const char *msg_{k} = "{pool.text(rng, 5, 60)!r}";'.replace("\\", "") for k in range(rng.randrange(0, 4))]
+            src = Path(td) / f"u{i}.c"
+            src.write_text("\n".join(strs + fns) + "\n", encoding="utf-8", errors="replace")
+            out = Path(td) / f"u{i}.o"
+            args = [cc, "-c", str(src), "-o", str(out), rng.choice(["-O0", "-O1", "-O2", "-Os", "-O3"]),
+                    rng.choice(["-std=c99", "-std=c11", "-std=gnu17"]), "-w"]
+            args += [x for x, p in (("-g", .4), ("-fPIC", .5), ("-ffunction-sections", .2)) if rng.random() < p]
+            r = subprocess.run(args, capture_output=True, timeout=60)
+            if r.returncode == 0 and out.exists():
+                yield out.read_bytes(), "application/x-object", {}
+
+
+def _lzw_compress(data: bytes, maxbits: int) -> bytes:
+    """The Unix ``compress`` (.Z) format: LZW, 9..maxbits-bit codes, block mode with CLEAR."""
+    out = bytearray(b"\x1f\x9d" + bytes([0x80 | maxbits]))
+    table = {bytes([i]): i for i in range(256)}
+    nxt, bits, acc, nacc = 257, 9, 0, 0
+    codes_in_group: list[int] = []
+
+    def emit(code: int) -> None:
+        nonlocal acc, nacc
+        acc |= code << nacc
+        nacc += bits
+        while nacc >= 8:
+            out.append(acc & 0xFF)
+            acc >>= 8
+            nacc -= 8
+
+    w = b""
+    for byte in data:
+        wc = w + bytes([byte])
+        if wc in table:
+            w = wc
+            continue
+        emit(table[w])
+        codes_in_group.append(1)
+        if nxt < (1 << maxbits):
+            table[wc] = nxt
+            nxt += 1
+            if nxt > (1 << bits) and bits < maxbits:
+                # compress(1) pads the code group of the old width to a multiple of 8 codes
+                while len(codes_in_group) % 8:
+                    emit(0)
+                    codes_in_group.append(1)
+                codes_in_group.clear()
+                bits += 1
+        w = bytes([byte])
+    if w:
+        emit(table[w])
+    if nacc:
+        out.append(acc & 0xFF)
+    return bytes(out)
+
+
+def gen_legacy(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """Old and simple containers written from their specs: compress(1) .Z, uuencode, shell
+    archives, zlib streams, BitTorrent metainfo, pcap captures, Sun raster, WBMP, Radiance HDR,
+    Sun/NeXT .au and Creative .voc audio, and Mach-O objects."""
+    import binascii
+    import zlib
+
+    for _ in range(n):
+        payload = pool.text(rng, 200, 6000).encode("utf-8", "replace")
+        yield _lzw_compress(payload, rng.choice([12, 14, 16])), "application/x-compress", {}
+        name = rng.choice(_words(rng, pool, 4)).lower() + rng.choice([".txt", ".tar", ".bin", ".c"])
+        raw = payload if rng.random() < .5 else bytes(rng.getrandbits(8) for _ in range(rng.randrange(50, 3000)))
+        uu = "".join(binascii.b2a_uu(raw[i:i + 45]).decode() for i in range(0, len(raw), 45))
+        yield f"begin {rng.choice(['644', '600', '755'])} {name}\n{uu}`\nend\n".encode(), "text/x-uuencode", {}
+        files = [(rng.choice(_words(rng, pool, 3)).lower() + f"{k}.txt", pool.text(rng, 50, 1500))
+                 for k in range(rng.randrange(1, 5))]
+        shar = ["#!/bin/sh", "# This is a shell archive (produced by picohead).",
+                "# To extract the files from this archive, save it to some FILE, remove",
+                "# everything before the '#!/bin/sh' line above, then type 'sh FILE'.", "#"]
+        for fn, body in files:
+            shar += [f"echo x - {fn}", f"sed 's/^X//' >{fn} << 'END-of-{fn}'",
+                     *("X" + ln for ln in body.splitlines()), f"END-of-{fn}"]
+        yield ("\n".join(shar + ["exit", ""])).encode(), "application/x-shar", {}
+        yield zlib.compress(payload, rng.choice([1, 6, 9, -1])), "application/zlib", {}
+        yield _torrent(rng, pool), "application/x-bittorrent", {}
+        yield _pcap(rng), "application/vnd.tcpdump.pcap", {}
+        yield _sun_raster(rng), "image/x-sun-raster", {}
+        w, h = rng.randrange(8, 200), rng.randrange(8, 200)
+        yield (b"\x00\x00" + _mbint(w) + _mbint(h) + bytes(rng.getrandbits(8) for _ in range(((w + 7) // 8) * h)),
+               "image/vnd.wap.wbmp", {})
+        yield _radiance(rng), "image/vnd.radiance", {}
+        yield _au(rng), "audio/basic", {}
+        yield _voc(rng), "audio/x-voc", {}
+        yield _macho(rng, pool), "application/x-mach-binary", {}
+
+
+def _mbint(v: int) -> bytes:
+    out = [v & 0x7F]
+    v >>= 7
+    while v:
+        out.append(0x80 | (v & 0x7F))
+        v >>= 7
+    return bytes(reversed(out))
+
+
+def _bencode(x: Any) -> bytes:
+    if isinstance(x, int):
+        return b"i%de" % x
+    if isinstance(x, str):
+        x = x.encode()
+    if isinstance(x, bytes):
+        return b"%d:%s" % (len(x), x)
+    if isinstance(x, list):
+        return b"l" + b"".join(_bencode(v) for v in x) + b"e"
+    return b"d" + b"".join(_bencode(k) + _bencode(x[k]) for k in sorted(x)) + b"e"
+
+
+def _torrent(rng: random.Random, pool: Pool) -> bytes:
+    plen = rng.choice([16384, 32768, 262144, 1 << 20])
+    size = rng.randrange(1000, 1 << 30)
+    npieces = min(200, size // plen + 1)
+    info: dict[str, Any] = {"name": "-".join(_words(rng, pool, 3)).lower(), "piece length": plen,
+                            "pieces": bytes(rng.getrandbits(8) for _ in range(20 * npieces))}
+    if rng.random() < .5:
+        info["length"] = size
+    else:
+        info["files"] = [{"length": rng.randrange(1, 1 << 26), "path": [w.lower() + ".dat"]}
+                         for w in _words(rng, pool, rng.randrange(2, 8))]
+    meta: dict[str, Any] = {"announce": f"http://tracker.example.org:{rng.randrange(1024, 65535)}/announce",
+                            "info": info, "creation date": rng.randrange(10**9, 2 * 10**9)}
+    if rng.random() < .5:
+        meta["comment"] = " ".join(_words(rng, pool, 6))
+    if rng.random() < .4:
+        meta["created by"] = rng.choice(["mktorrent 1.1", "qBittorrent v4.5", "Transmission/3.00"])
+    return _bencode(meta)
+
+
+def _pcap(rng: random.Random) -> bytes:
+    le = rng.random() < .8
+    e = "<" if le else ">"
+    snap = rng.choice([65535, 262144, 1500])
+    out = bytearray(struct.pack(e + "IHHiIII", 0xA1B2C3D4 if rng.random() < .8 else 0xA1B23C4D, 2, 4, 0, 0,
+                                snap, rng.choice([1, 1, 101, 113])))
+    t = rng.randrange(10**9, 2 * 10**9)
+    for _ in range(rng.randrange(1, 80)):
+        proto = rng.choice([6, 17, 1])
+        l4 = bytes(rng.getrandbits(8) for _ in range(rng.randrange(8, 400)))
+        ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), rng.getrandbits(16), 0x4000,
+                         rng.choice([64, 128, 255]), proto, 0, bytes([10, 0, rng.randrange(256), rng.randrange(256)]),
+                         bytes([192, 168, rng.randrange(256), rng.randrange(256)])) + l4
+        frame = bytes(rng.getrandbits(8) for _ in range(12)) + b"\x08\x00" + ip
+        t += rng.randrange(0, 3)
+        out += struct.pack(e + "IIII", t, rng.randrange(10**6), len(frame), len(frame)) + frame
+    return bytes(out)
+
+
+def _sun_raster(rng: random.Random) -> bytes:
+    w, h, depth = rng.randrange(4, 160), rng.randrange(4, 160), rng.choice([1, 8, 24])
+    row = ((w * depth + 15) // 16) * 2
+    maptype, cmap = (1, bytes(rng.getrandbits(8) for _ in range(768))) if depth == 8 and rng.random() < .6 else (0, b"")
+    data = bytes(rng.getrandbits(8) if rng.random() < .3 else 0 for _ in range(row * h))
+    return struct.pack(">8I", 0x59A66A95, w, h, depth, len(data), 1, maptype, len(cmap)) + cmap + data
+
+
+def _radiance(rng: random.Random) -> bytes:
+    w, h = rng.randrange(4, 96), rng.randrange(4, 96)
+    head = "#?RADIANCE\n" if rng.random() < .8 else "#?RGBE\n"
+    head += "# made by picohead\n" if rng.random() < .5 else ""
+    head += f"EXPOSURE={rng.uniform(0.1, 4):.3f}\n" if rng.random() < .3 else ""
+    head += f"FORMAT=32-bit_rle_rgbe\n\n-Y {h} +X {w}\n"
+    base = [rng.getrandbits(8) for _ in range(4)]
+    px = bytes((base[k % 4] + rng.randrange(-8, 9)) & 0xFF for k in range(4 * w * h))
+    return head.encode() + px
+
+
+def _au(rng: random.Random) -> bytes:
+    enc, width = rng.choice([(1, 1), (2, 1), (3, 2), (4, 3), (5, 4), (6, 4)])
+    rate, ch = rng.choice([8000, 11025, 22050, 44100]), rng.choice([1, 2])
+    info = (b"picohead" + bytes(rng.randrange(1, 8))) if rng.random() < .5 else b"\0" * 4
+    info += b"\0" * (-len(info) % 8)
+    nfr = rng.randrange(200, 8000)
+    f = rng.uniform(100, 2000)
+    import math
+    if enc == 6:
+        data = b"".join(struct.pack(">f", 0.5 * math.sin(2 * math.pi * f * i / rate)) for i in range(nfr * ch))
+    else:
+        amp = (1 << (8 * width - 1)) - 1
+        data = b"".join(int(amp * 0.5 * math.sin(2 * math.pi * f * i / rate)).to_bytes(width, "big", signed=True)
+                        for i in range(nfr * ch))
+    return struct.pack(">4sIIIII", b".snd", 24 + len(info), len(data) if rng.random() < .8 else 0xFFFFFFFF,
+                       enc, rate, ch) + info + data
+
+
+def _voc(rng: random.Random) -> bytes:
+    ver = rng.choice([0x010A, 0x0114])
+    out = bytearray(b"Creative Voice File\x1a" + struct.pack("<HHH", 26, ver, (~ver + 0x1234) & 0xFFFF))
+    for _ in range(rng.randrange(1, 4)):
+        rate = rng.choice([8000, 11025, 22050])
+        samples = bytes(128 + int(100 * ((i * rng.randrange(1, 9)) % 64 - 32) / 32) for i in range(rng.randrange(200, 6000)))
+        blk = bytes([256 - 1000000 // rate, 0]) + samples
+        out += bytes([1]) + len(blk).to_bytes(3, "little") + blk
+    out.append(0)
+    return bytes(out)
+
+
+def _macho(rng: random.Random, pool: Pool) -> bytes:
+    """A 64-bit Mach-O object (x86_64 or arm64): header, one LC_SEGMENT_64 with __text and
+    __cstring sections, LC_SYMTAB, a string table of real words."""
+    cpu = rng.choice([(0x01000007, 3), (0x0100000C, 0)])
+    text = bytes(rng.getrandbits(8) for _ in range(rng.randrange(16, 2000)))
+    cstr = b"\0".join(w.encode() for w in _words(rng, pool, rng.randrange(1, 30))) + b"\0"
+    ftype = rng.choice([1, 2, 6])  # object, executable, dylib
+    syms = [f"_{w.lower()}".encode() for w in _words(rng, pool, rng.randrange(1, 10))]
+    strtab = b"\0" + b"".join(s + b"\0" for s in syms)
+    seg_sz, sym_sz = 72 + 2 * 80, 24
+    hdr_sz = 32 + seg_sz + sym_sz
+    off_text = hdr_sz
+    off_cstr = off_text + len(text)
+    off_sym = off_cstr + len(cstr)
+    off_str = off_sym + 16 * len(syms)
+    seg = struct.pack("<II16sQQQQiiII", 0x19, seg_sz, b"", 0, len(text) + len(cstr), off_text,
+                      len(text) + len(cstr), 7, 7, 2, 0)
+    seg += struct.pack("<16s16sQQIIIIIIII", b"__text", b"__TEXT", 0, len(text), off_text, 4, 0, 0,
+                       0x80000400, 0, 0, 0)
+    seg += struct.pack("<16s16sQQIIIIIIII", b"__cstring", b"__TEXT", len(text), len(cstr), off_cstr, 0,
+                       0, 0, 2, 0, 0, 0)
+    symtab = struct.pack("<IIIIII", 0x2, sym_sz, off_sym, len(syms), off_str, len(strtab))
+    hdr = struct.pack("<IiiIIII I", 0xFEEDFACF, cpu[0], cpu[1], ftype, 2, seg_sz + sym_sz, 0x2000, 0)
+    nl, idx = bytearray(), 1
+    for s in syms:
+        nl += struct.pack("<IBBHQ", idx, 0x0F, 1, 0, rng.randrange(len(text)))
+        idx += len(s) + 1
+    return hdr + seg + symtab + text + cstr + bytes(nl) + strtab
+
+
 GENERATORS: dict[str, Callable[..., Iterator[Sample]]] = {
     "images": gen_images, "svg": gen_svg, "archives": gen_archives, "sqlite": gen_sqlite,
     "office": gen_office, "libreoffice": gen_libreoffice, "fonts": gen_fonts,
     "crypto": gen_crypto, "pgp": gen_pgp,
+    "pim": gen_pim, "tables": gen_tables, "diffs": gen_diffs, "pillow_more": gen_pillow_more,
+    "wasm": gen_wasm, "objects": gen_objects, "legacy": gen_legacy,
 }
