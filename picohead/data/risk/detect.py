@@ -31,7 +31,8 @@ def _emails(w: bytes) -> Iterator[tuple[int, int]]:
         s = m.group(0)
         if _PLACEHOLDER_DOMAINS.search(s.decode("ascii", "replace")) or _NOT_MAIL.search(s):
             continue
-        if w[max(0, m.start() - 3) : m.start()] == b"://":  # a URL's user, not an address
+        before = re.split(rb"[\s\"'<>(),;=]", w[max(0, m.start() - 200) : m.start()])[-1]
+        if b"://" in before:  # a URL's user (and password), not an address
             continue
         yield m.span()
 

@@ -28,7 +28,7 @@ from picohead.data.risk.common import FIRST, rand
 
 # The last word of a field name that holds a password (case-insensitive; non-English names in UTF-8).
 _WORDS = ("password", "passwd", "passphrase", "passcode", "pass", "pwd", "pword", "secret",
-          "credentials", "credential", "senha", "contrase\u00f1a", "contrasena", "passwort",
+          "credentials", "credential", "senha", "mot-de-passe", "contrase\u00f1a", "contrasena", "passwort",
           "kennwort", "mot_de_passe", "motdepasse", "wachtwoord", "parola", "haslo", "has\u0142o",
           "l\u00f6senord", "salasana", "\u043f\u0430\u0440\u043e\u043b\u044c", "\u5bc6\u7801",
           "\u30d1\u30b9\u30ef\u30fc\u30c9")
@@ -36,12 +36,17 @@ _WORD_RE = b"|".join(re.escape(w.encode()) for w in sorted(_WORDS, key=len, reve
 # A field name: optional components joined by ``_ . -`` or a camelCase hump, then the word, which
 # ends the name (``password_hash`` and ``passwordFile`` are other fields).
 NAME = (rb"(?:(?<![A-Za-z0-9])|(?<=[_.\-])|(?<=[a-z0-9])(?=[A-Z]))"
-        rb"(?i:" + _WORD_RE + rb")(?![A-Za-z0-9_])")
+        rb"(?i:[a-z0-9]{0,20}(?:password|passwd|passphrase|passwort|kennwort)|" + _WORD_RE + rb")"
+        rb"(?![A-Za-z0-9_])")  # lower-case compounds such as ``pgpassword`` too
 _PREFIX = rb"[A-Za-z0-9_.:\-]{0,40}?"  # the rest of a field name before its password word
 _VALUE = rb"(?P<v>[^\s\"'<>;`]{1,200})"
 _FORMS = (
     # name: value / name = "value" / "name": "value" / name => 'value' / name := value / [name] = value
-    rb"(?P<n>" + NAME + rb")[\"'\]]?[ \t]*(?::=|=>|==?|:)[ \t]*(?:[rbuf]?[\"']|\"\"\"|')?" + _VALUE,
+    # (a type may sit between: ``password: &str =``, ``password: string =``, ``password string =``)
+    rb"(?P<n>" + NAME + rb")[\"'\]]?(?:[ \t]*:[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w<>\[\]]*|[ \t]+[A-Za-z_]\w*)?"
+    rb"[ \t]*(?::=|=>|==?|:)[ \t]*(?:[rbuf]?[\"']|\"\"\"|')?" + _VALUE,
+    # ("password", "value") pairs: SQL VALUES, tuples, map literals, put("password", "value")
+    rb"[\"']" + _PREFIX + NAME + rb"[\"'][ \t]*,[ \t]*[rbuf]?[\"']" + _VALUE,
     rb"<(?P<tag>" + _PREFIX + NAME + rb")(?:\s[^>]*)?>" + _VALUE + rb"</",  # <password>value</password>
     rb"(?i:key|name)=[\"'][^\"']{0,40}?" + NAME + rb"[\"']\s+(?i:value)=[\"']" + _VALUE,  # .NET appSettings
     rb"(?<![A-Za-z0-9-])--" + _PREFIX + NAME + rb"\s+[\"']?" + _VALUE,  # --password value
@@ -91,8 +96,9 @@ def secret_like(value: bytes) -> bool:
     ``hKQCsxVn`` and ``OZR_syi_Wcb`` count. A parenthesis (a call), a placeholder, a reference or
     a hash never counts. Weak real passwords made of one plain word are missed.
     """
-    s = value.decode("utf-8", "replace").strip(",.;:/()[]{}?")
-    if len(s) < 6 or not s.strip("_-") or "(" in s or ")" in s or placeholder(s):
+    raw = value.decode("utf-8", "replace")
+    s = raw.strip(",.;:/()[]{}?")
+    if len(s) < 6 or not s.strip("_-") or "(" in s or ")" in s or placeholder(s) or placeholder(raw):
         return False
     if tokens.is_token(value):  # a provider token is flagged as an API key
         return False
@@ -125,7 +131,9 @@ def find(w: bytes) -> Iterator[tuple[int, int]]:
     for pat in _PATTERNS:
         for m in pat.finditer(w):
             group = next(g for g in ("v", "cli", "url") if g in pat.groupindex and m.group(g) is not None)
-            if "n" in pat.groupindex and m.group("n") in (b"PASS", b"Pass") and b":" in w[m.end("n"):m.start(group)]:
+            if "n" in pat.groupindex and m.group("n") in (b"PASS", b"Pass") and \
+                    w[m.start("n") - 1 : m.start("n")] not in (b"_", b".", b"-") and \
+                    re.fullmatch(rb"[ \t]*:[ \t]*", w[m.end("n") : m.start(group)]):
                 continue  # a test log's ``PASS: test_name``
             if group == "url" and (m.group("url").startswith(b"//") or b"${" in m.group("user")):
                 continue
@@ -237,7 +245,7 @@ def syntax(name: str, value: str, rng: random.Random) -> str:
         f"    environment:\n      - {name.upper()}={value}",  # docker-compose list
         f"    environment:\n      {name.upper()}: \"{value}\"",  # docker-compose map
         f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: app-secrets\ntype: Opaque\nstringData:\n  {low}: {value}",
-        f"username,{low},email\n{rng.choice(FIRST)},{value},{rng.choice(FIRST)}@mail.ru",  # CSV
+        f"username,{low},role\n{rng.choice(FIRST)},{value},{rng.choice(['admin', 'dev', 'ops'])}",  # CSV
         f"export {name.upper()}='{value}'",
         f"--{low.replace('_', '-')}={value}",
         f"--{low.replace('_', '-')} '{value}'",

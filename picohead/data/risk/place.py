@@ -27,7 +27,8 @@ def assignment(lang: str | None, key: str, value: str, rng: random.Random) -> st
     if not multiline and key in passwords.FIELD_NAMES and rng.random() < PASSWORD_SYNTAX_SHARE:
         return passwords.syntax(key, value, rng)
     if not multiline and rng.random() < DOTENV_SHARE:
-        return rng.choice([f"{key.upper()}={value}", f'{key.upper()}="{value}"', f"{lk}={value}"])
+        up = key.upper() if key.isascii() else key  # detectors fold ASCII case only
+        return rng.choice([f"{up}={value}", f'{up}="{value}"', f"{lk}={value}"])
     if lang in ("python", "ruby", "julia", "nim"):
         return f'{key} = """{value}"""' if multiline else f"{key} = {q}"
     if lang in ("javascript", "typescript"):

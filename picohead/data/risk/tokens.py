@@ -114,7 +114,8 @@ FORMATS: tuple[TokenFormat, ...] = (
     _f("aws_session_key", "AWS_ACCESS_KEY_ID", lambda r: "ASIA" + rand(r, 16, UPPER_B32),
        _L + rb"ASIA(?P<body>[0-9A-Z]{16})" + _R),
     _f("aws_secret_key", "AWS_SECRET_ACCESS_KEY", lambda r: rand(r, 40, B64),
-       rb"(?i:aws_?secret_?access_?key|secret_?access_?key|aws_?secret_?key)[\"']?\s*(?:[:=]|=>)\s*"
+       rb"(?i:aws[_ ]?secret[_ ]?access[_ ]?key|secret[_ ]?access[_ ]?key|aws[_ ]?secret[_ ]?key)[\"']?"
+       rb"(?:[ \t]*:[ \t]*&?[A-Za-z_]\w*(?=[ \t]*=))?\s*(?::=|=>|[:=,>])\s*"
        rb"[\"']?(?P<body>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", named=True),
     _f("github_classic", "GITHUB_TOKEN", lambda r: checksummed(r, r.choice(["ghp_", "gho_", "ghu_", "ghs_", "ghr_"])),
        _L + rb"gh[pousr]_(?P<body>[A-Za-z0-9]{36})" + _R, checksum=True),
