@@ -60,6 +60,10 @@ def magika_mime(label: str, group: str) -> str | None:
     """Our MIME label for a Magika answer (``None``: nothing in our spec)."""
     if label in MAGIKA_MIME:
         return MAGIKA_MIME[label]
+    if group == "code":  # a language's own type since corpus v2 (picohead.data.labels.code_mime)
+        import wild_maps
+
+        return wild_maps.magika_mime(label) or "text/plain"
     if group in MAGIKA_TEXT_GROUPS:
         return "text/plain"
     return None

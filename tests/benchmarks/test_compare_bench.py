@@ -35,7 +35,7 @@ def test_stratified_round_robin_and_deterministic() -> None:
 def test_magika_maps_follow_the_corpus_rules() -> None:
     from picohead.data.labels import FORMATS, code_labels
 
-    assert maps.magika_mime("python", "code") == code_labels("python")["mime"] == "text/plain"
+    assert maps.magika_mime("python", "code") == code_labels("python")["mime"] == "text/x-python"
     assert maps.magika_mime("javascript", "code") == code_labels("javascript")["mime"]
     assert maps.magika_mime("markdown", "text") == code_labels("markdown")["mime"]
     assert maps.magika_mime("rar", "archive") is None
