@@ -18,7 +18,7 @@ from picohead.data.risk import passwords, phones, tokens
 from picohead.data.risk.common import RISKS, window
 
 _PLACEHOLDER_DOMAINS = re.compile(
-    r"@([a-z0-9-]+\.)*(example\.(com|org|net|edu)|localhost|invalid|test|example|local)$", re.I)
+    r"@([a-z0-9-]+\.)*(example(\.[a-z]{2,6}){0,2}|localhost|invalid|test|local)$", re.I)
 _PEM = re.compile(rb"-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED )?PRIVATE KEY-----")
 _JWT = re.compile(rb"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.(?P<sig>[A-Za-z0-9_-]{16,})")
 _EMAIL = re.compile(rb"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,12}\b")

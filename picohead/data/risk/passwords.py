@@ -57,6 +57,7 @@ _FORMS = (
 _PATTERNS = tuple(re.compile(p) for p in _FORMS)
 _NAME_RE = re.compile(rb"\A" + _PREFIX + NAME + rb"\Z")
 
+_WORD_IN = re.compile(r"(?i)password|passwd|secret|credential")
 _PASSWORD_SYMBOLS = frozenset("!#$%^&*+=~@|?")
 _PLACEHOLDER_WORDS = re.compile(
     r"(?i)change[_-]?me|changeit|your[_-]?(?:own[_-]?)?(?:pass|pwd|secret)|placeholder|redacted|"
@@ -102,6 +103,8 @@ def secret_like(value: bytes) -> bool:
         return False
     if tokens.is_token(value):  # a provider token is flagged as an API key
         return False
+    if _WORD_IN.search(s) or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", s):
+        return False  # a variable (``clientSecret: clientSecret``) or a dotted reference
     if any(c.isdigit() for c in s) or any(c in _PASSWORD_SYMBOLS for c in s):
         return True
     if re.fullmatch(r"[a-z]+(?:-[a-z]+){2,}", s):

@@ -34,7 +34,7 @@ def _digits(s: bytes) -> int:
 def find(w: bytes) -> Iterator[tuple[int, int]]:
     """Spans of the phone numbers in ``w``."""
     for m in _INTL.finditer(w):
-        if 8 <= _digits(m.group(0)) <= 15:
+        if 8 <= _digits(m.group(0)) <= 15 and not re.fullmatch(rb"\+\d+\.\d+", m.group(0)):  # not +1.832
             yield m.span()
     for m in _NANP.finditer(w):
         yield m.span()
