@@ -75,3 +75,23 @@ def licence_cmd(out: Path, cache: Path, recipe: str, offline: bool) -> None:
     click.echo(f"wrote {card['total']} samples, {len(card['labels'])} labels to {out} "
                f"({', '.join(f'{k} {v}' for k, v in card['splits'].items())}); head spec: "
                f"{out / 'head.json'}", err=True)
+
+
+@data.command("clone-list")
+@click.option("--recipe", default="content", show_default=True,
+              help="Recipe name under picohead/recipes/ or a folder with recipe.json.")
+@click.option("--mirrors", default="MIRRORS", show_default=True,
+              help="Mirror folder the printed commands fill (passed later to `data build --mirrors`).")
+def clone_list_cmd(recipe: str, mirrors: str) -> None:
+    """Print one shell line per git entry of the recipe that fetches its pinned commit into a
+    mirror folder (run them where GitHub is reachable; the builder itself never clones)."""
+    from picohead.data.gitmirror import clone_commands
+    from picohead.data.recipe import RecipeError, load_recipe
+
+    try:
+        r = load_recipe(recipe)
+    except (RecipeError, OSError) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    for line in clone_commands(r.entries, mirrors):
+        click.echo(line)
