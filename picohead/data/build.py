@@ -167,6 +167,15 @@ def stage_risk(recipe: Recipe, out: Path, n_pos: int, short_share: float = 0.0) 
         prov = dict(h["prov"], generator="picohead.data.risk", host=h["id"])
         recs.append(store.record(data, labels, source=f"risk:{h['source']}", group=h["group"],
                                  prov=prov))
+    # 0-16-byte inputs ({}, a NUL byte, digits, short words; ~10 % real short positives such as a
+    # bare +1 phone number): learned, not a length rule (issue 23); labelled for risk only
+    for j, (data, flags) in enumerate(risk.tiny_samples(rng, n_pos)):
+        recs.append(store.record(data, {"risk": flags}, source="risk:tiny",
+                                 group=f"risk-tiny-{j % 50}",
+                                 prov={"package": "picohead.data.risk:tiny_samples",
+                                       "kind": "generator", "version": "1",
+                                       "licence": "Apache-2.0", "path": f"risk-tiny/{j}",
+                                       "producer": "gen:risk-tiny"}))
     write_stage(out, "gen_risk", recs)
 
 
