@@ -28,7 +28,7 @@ from picohead.data.baseline import compare, load_baseline, save_last_good
 from picohead.data.breadth import FINE_HEADS, breadth, cap_producers, producer_of, under_floor
 from picohead.data.fetch import FetchError, fetch
 from picohead.data.harvest import harvest, seeded
-from picohead.data.labels import format_labels
+from picohead.data.labels import code_labels, format_labels
 from picohead.data.recipe import Recipe, RecipeError
 from picohead.data.store import BlobStore, read_stages, stage_done, stage_path, write_stage
 from picohead.data.tolerance import DegradedBuildError, judge
@@ -318,6 +318,9 @@ def _valid_records(out: Path, labels: dict[str, set[str]], exclude: set[str]
         if r["id"] in exclude:  # the same bytes are a wild-suite sample
             wild_dropped += 1
             continue
+        lang = r["labels"].get("code_lang")
+        if lang is not None:  # labels implied by the language follow today's table (a reused
+            r["labels"] = {**r["labels"], **code_labels(lang)}  # stage may hold older ones)
         ok = True
         for head, val in r["labels"].items():
             vals = val if isinstance(val, list) else [val]

@@ -222,3 +222,19 @@ def test_wild_suite_content_is_dropped_from_the_corpus(corpus: Path, tmp_path: P
                  jobs=1, wild_manifest=wild)
     assert victim["id"] not in {r["id"] for r in _manifest(out)}
     assert card["dropped_as_wild_suite_content"] >= 1
+
+
+def test_reused_stage_records_get_todays_code_labels(tmp_path: Path) -> None:
+    from picohead.data.build import _valid_records
+    from picohead.data.labels import code_labels
+    from picohead.data.store import write_stage
+
+    store = BlobStore(tmp_path)
+    old = store.record(b"import os\n", {"coarse": "code", "modality": "text", "subtype": "source",
+                                        "mime": "text/plain", "code_lang": "python"},
+                       source="deb:x", group="g", prov={})
+    write_stage(tmp_path, "deb:x", [old])
+    want = code_labels("python")
+    labels = {k: {v} for k, v in want.items()}
+    recs, bad, _ = _valid_records(tmp_path, labels, set())
+    assert not bad and recs[0]["labels"]["mime"] == want["mime"] != "text/plain"
