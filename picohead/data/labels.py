@@ -165,3 +165,35 @@ def format_labels(mime: str, *, subtype: str | None = None, modality: str | None
     """Labels for a file of format ``mime`` (``subtype``/``modality`` override the table)."""
     coarse, sub, mod = FORMATS[mime]
     return {"coarse": coarse, "modality": modality or mod, "subtype": subtype or sub, "mime": mime}
+
+
+# The generic answer of each MIME family, for a head that is unsure of the specific type
+# (content-v8's fallbacks, picohead_runtime.spec.HeadSpec.fallbacks): a ZIP container is still a
+# ZIP file, any text format is still text, any other binary is still bytes.
+GENERIC_TEXT, GENERIC_BINARY, GENERIC_ZIP = "text/plain", "application/octet-stream", "application/zip"
+ZIP_CONTAINERS = frozenset({
+    "application/java-archive", "application/epub+zip", "application/vnd.android.package-archive",
+    "application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.spreadsheet",
+    "application/vnd.oasis.opendocument.presentation",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation"})
+_CODE_MIMES = frozenset(code_labels(lang)["mime"] for lang in (
+    *MARKUP, *CONFIG, *BUILD, *SOURCE_MIME))
+
+
+def generic_mime(mime: str | None) -> str | None:
+    """The generic type of ``mime``'s family (``application/zip``, ``text/plain`` or
+    ``application/octet-stream``); ``mime`` itself when it is a generic; None for a type this
+    table does not know (its family cannot be told)."""
+    if mime is None:
+        return None
+    if mime in (GENERIC_TEXT, GENERIC_BINARY, GENERIC_ZIP):
+        return mime
+    if mime in ZIP_CONTAINERS:
+        return GENERIC_ZIP
+    if mime in _CODE_MIMES or mime.startswith("text/"):
+        return GENERIC_TEXT
+    if mime in FORMATS:
+        return GENERIC_TEXT if FORMATS[mime][2] == "text" else GENERIC_BINARY
+    return None

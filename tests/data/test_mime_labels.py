@@ -143,3 +143,20 @@ def test_lzw_round_trip_matches_compress_format(tmp_path) -> None:
     (tmp_path / "a.Z").write_bytes(z)
     out = subprocess.run([gz, "-dc", str(tmp_path / "a.Z")], capture_output=True)
     assert out.returncode == 0 and out.stdout == data
+
+
+def test_every_mime_label_has_a_family_generic():
+    import json
+    from pathlib import Path
+
+    from picohead.data.labels import generic_mime
+
+    spec = json.loads((Path(__file__).resolve().parents[2] / "picohead" / "recipes" / "content"
+                       / "spec.json").read_text())
+    mimes = next(h["labels"] for h in spec["heads"] if h["name"] == "mime")
+    fam = {m: generic_mime(m) for m in mimes}
+    assert None not in fam.values()
+    assert fam["application/vnd.oasis.opendocument.text"] == "application/zip"
+    assert fam["text/x-python"] == fam["application/json"] == "text/plain"
+    assert fam["image/png"] == "application/octet-stream"
+    assert generic_mime("application/x-no-such-type") is None
