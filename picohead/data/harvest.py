@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from picohead.data import textclean
+from picohead.data import textclean, words
 from picohead.data.labels import code_labels, format_labels, text_labels
 from picohead.data.recipe import reserved_path
 from picohead.data.risk import detect
@@ -219,6 +219,8 @@ def _make(rule: Rule, rel: str, data: bytes, rng: random.Random, store: BlobStor
           split_by_chunk: bool = False) -> list[dict[str, Any]]:
     d = rule.d
     out: list[dict[str, Any]] = []
+    if "words" in d:  # a word list: 1-5-word samples, grouped by producer (picohead.data.words)
+        return words.records(d, rel, data, rng, store, source, prov)
     if "code" in d:
         if len(data) < MIN_CODE or not _is_text(data):
             return out

@@ -53,7 +53,8 @@ ENTRY_KEYS = frozenset({"kind", "name", "version", "licence", "take", "split_by"
                         "languages", "repo", "commit", "paths"})  # repo/commit/paths: git only
 TAKE_KEYS = frozenset({
     "code", "text", "text_from", "mime", "subtype", "ext", "name", "name_re", "under", "exclude",
-    "shebang", "magic", "inner", "gunzip", "cap", "chunks_per_file"})
+    "shebang", "magic", "inner", "gunzip", "cap", "chunks_per_file",
+    "words"})  # words: a word list, see picohead.data.words
 
 
 def check_keys(d: Any, allowed: frozenset[str], where: str, source: object) -> None:
