@@ -1,104 +1,157 @@
-"""Thresholds under shift, measured: the bundled model's shipped (in-corpus) thresholds against
-no thresholds and against one threshold per head chosen on the wild suite's dev half, all scored
-on its test half, with the accuracy-coverage curve.
+"""Calibration under shift, measured: thresholds and generic fallbacks chosen on the wild suite's
+dev half, scored on its test half, beside the shipped (in-corpus) thresholds and raw top-1.
 
     python benchmarks/wild_calibration.py --suite wild --out benchmarks/results/wild_calibration.json
+    python benchmarks/wild_calibration.py --suite wild --write MODEL_COPY   # also write them
 
-For each softmax task (mime, code_lang, text_lang) and tier: accuracy, coverage and confident-wrong
-(answered and wrong) on wild-test for (a) the shipped file's thresholds, (b) raw top-1, (c) the
-dev-chosen threshold — the largest accuracy on dev whose confident-wrong stays at or under
-``--max-wrong`` % (2 by default, issue 23's target), else the lowest confident-wrong — and the
-test curve at fixed thresholds. A head the model gates off counts as unanswered.
+For each softmax task (mime, code_lang, text_lang) and tier, on wild-test: right / right generic
+answer / wrong / unanswered (% of samples) for (a) the shipped file's thresholds, (b) raw top-1,
+(c) one threshold chosen on dev (``picohead.calibrate.calibrate_under_shift``: the most useful
+answers whose wrong answers stay at or under ``--max-wrong`` %, 2 by default, issue 23's target),
+(d) for MIME, (c) plus fallbacks to the family's generic type (``picohead.data.labels.
+generic_mime``: application/zip for ZIP containers, text/plain for text, application/octet-stream
+for other binaries) with the family threshold chosen on dev, and the test curve of (c). Every
+decision goes through the runtime's decoder on the tier file's probabilities, so a written model
+answers exactly what is reported. A head the model gates off counts as unanswered.
 
-What it does not do: change any model file (a trial for content-v8's "calibration under shift"),
-or fall back to generic answers (the runtime has no such rule yet).
+``--write DIR``: copy the model folder to DIR and write the dev-chosen thresholds and fallbacks
+into each tier's file (what content-v8 ships). What it does not do: change the given model.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import wild_maps  # noqa: E402
 
-from picohead.wild.score import predict  # noqa: E402
-from picohead.wild.suite import load_suite  # noqa: E402
+from picohead.calibrate import calibrate_under_shift, shift_outcomes, write_thresholds  # noqa: E402
+from picohead.data.labels import generic_mime  # noqa: E402
+from picohead.wild.score import TASK_HEAD  # noqa: E402
+from picohead.wild.suite import blob, load_suite  # noqa: E402
+from picohead_runtime import scoring  # noqa: E402
+from picohead_runtime.model import resolve_model_path  # noqa: E402
+from picohead_runtime.windows import batch_windows, extract_window  # noqa: E402
 
 TASKS = ("mime", "code_lang", "text_lang")
-GRID = [round(x / 100, 2) for x in range(0, 100, 5)] + [0.97, 0.99]
+CURVE = (0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95, 0.99)
 
 
-def rows(clf: Any, suite: Path, recs: list[dict[str, Any]], task: str) -> list[dict[str, Any]]:
-    out = []
-    for r, a in zip(recs, predict(clf, suite, recs)):
-        canon = wild_maps.canonical_mime if task == "mime" else (lambda x: x)
-        out.append({"truth": canon(r["label"]), "final": canon(a["final"]),
-                    "raw": canon(a["raw"]) if a["raw"] is not None else None,
-                    "score": a["score"] if a["score"] is not None else -1.0})
-    return out
+def probabilities(model: Any, suite: Path, recs: list[dict[str, Any]]) -> list[np.ndarray]:
+    """Every head's output for every record (spec order), from the file's own session."""
+    w = model.meta.spec.window
+    wins, lens = batch_windows([extract_window(blob(suite, r), w.head, w.tail) for r in recs])
+    return scoring.run_batched(model.session, model.output_names, wins, lens, batch_size=256)
 
 
-def at(rs: list[dict[str, Any]], t: float | None) -> dict[str, float]:
-    """Accuracy, coverage and confident-wrong (%) with threshold ``t`` on the raw score (None:
-    the shipped final answers)."""
-    n = len(rs) or 1
-    if t is None:
-        ans = [(r["final"], r["final"] not in ("unknown", "(absent)")) for r in rs]
-    else:
-        ans = [(r["raw"], r["raw"] is not None and r["score"] >= t) for r in rs]
-    right = sum(ok and a == r["truth"] for (a, ok), r in zip(ans, rs))
-    covered = sum(ok for _, ok in ans)
-    return {"accuracy": round(100 * right / n, 2), "coverage": round(100 * covered / n, 2),
-            "confident_wrong": round(100 * (covered - right) / n, 2)}
+def same_fn(task: str) -> Any:
+    if task == "mime":
+        return lambda a, t: wild_maps.canonical_mime(a) == t
+    return lambda a, t: a == t
 
 
-def choose(rs: list[dict[str, Any]], max_wrong: float) -> float:
-    scored = [(t, at(rs, t)) for t in GRID]
-    ok = [(t, d) for t, d in scored if d["confident_wrong"] <= max_wrong]
-    if ok:
-        return max(ok, key=lambda x: (x[1]["accuracy"], -x[0]))[0]
-    return min(scored, key=lambda x: (x[1]["confident_wrong"], -x[1]["accuracy"]))[0]
+def family_fn(task: str) -> Any:
+    return (lambda t: generic_mime(t)) if task == "mime" else (lambda t: None)
+
+
+def fallbacks_for(spec: Any) -> dict[str, str]:
+    h = spec.head("mime")
+    return {lab: g for lab in h.labels if (g := generic_mime(lab)) is not None and g != lab}
+
+
+def with_head(spec: Any, head: str, **fields: Any) -> Any:
+    """``spec`` with some fields of one head replaced."""
+    return spec.replace_heads(tuple(dataclasses.replace(h, **fields) if h.name == head else h
+                                    for h in spec.heads))
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", required=True)
-    ap.add_argument("--model", default=None)
+    ap.add_argument("--model", default=None, help="model folder (default: the bundled model)")
     ap.add_argument("--tiers", default="tiny,small,base,pro")
     ap.add_argument("--max-wrong", type=float, default=2.0)
     ap.add_argument("--out", default=str(HERE / "results" / "wild_calibration.json"))
+    ap.add_argument("--write", default=None, help="copy the model here with the dev-chosen "
+                    "thresholds and fallbacks written into every tier")
     args = ap.parse_args()
-    from picohead_runtime import Classifier
-
     suite = Path(args.suite)
+    tiers = args.tiers.split(",")
+    files = {t: resolve_model_path(args.model, t) for t in tiers}
     out: dict[str, Any] = {"command": " ".join(sys.argv), "max_wrong": args.max_wrong,
                            "tasks": {}}
-    for task in TASKS:
-        dev, test = load_suite(suite, task=task, split="dev"), load_suite(suite, task=task,
-                                                                          split="test")
-        out["tasks"][task] = {"dev": len(dev), "test": len(test), "tiers": {}}
-        for tier in args.tiers.split(","):
-            clf = Classifier(args.model, tier=tier)
-            d, t = rows(clf, suite, dev, task), rows(clf, suite, test, task)
-            thr = choose(d, args.max_wrong)
-            out["tasks"][task]["tiers"][tier] = {
-                "shipped": at(t, None), "raw": at(t, 0.0), "dev_threshold": thr,
-                "dev_chosen": at(t, thr), "dev_chosen_on_dev": at(d, thr),
-                "curve": {str(g): at(t, g) for g in GRID}}
+    chosen_specs: dict[str, Any] = {}
+    data = {task: {sp: load_suite(suite, task=task, split=sp) for sp in ("dev", "test")}
+            for task in TASKS}
+    for tier in tiers:
+        model = scoring.open_file(files[tier])
+        spec = model.meta.spec
+        for task in TASKS:
+            head = TASK_HEAD[task]
+            if head not in spec.head_names:
+                continue
+            d = out["tasks"].setdefault(task, {"dev": len(data[task]["dev"]),
+                                               "test": len(data[task]["test"]), "tiers": {}})
+            same, fam = same_fn(task), family_fn(task)
+            P = {sp: probabilities(model, suite, data[task][sp]) for sp in ("dev", "test")}
+            T = {sp: [wild_maps.canonical_mime(r["label"]) if task == "mime" else r["label"]
+                      for r in data[task][sp]] for sp in ("dev", "test")}
+
+            def test_of(sp_: Any, head: str = head, P: Any = P, T: Any = T, same: Any = same,
+                        fam: Any = fam) -> dict[str, float]:
+                return shift_outcomes(sp_, head, P["test"], T["test"], same, fam)
+
+            raw = with_head(spec, head, threshold=0.0, label_thresholds={})
+            plain, rep = calibrate_under_shift(spec, head, P["dev"], T["dev"], same, fam,
+                                               max_wrong=args.max_wrong)
+            row = {"shipped": test_of(spec), "raw": test_of(raw),
+                   "dev_threshold": rep["chosen"], "dev_chosen": test_of(plain)}
+            final = plain
+            if task == "mime":
+                fb, rep_fb = calibrate_under_shift(spec, head, P["dev"], T["dev"], same, fam,
+                                                   fallbacks=fallbacks_for(spec),
+                                                   max_wrong=args.max_wrong)
+                row["dev_fallback"] = rep_fb["chosen"]
+                row["dev_chosen_fallback"] = test_of(fb)
+                final = fb
+            row["curve"] = {}
+            for t in CURVE:
+                row["curve"][str(t)] = test_of(with_head(final, head, threshold=t))
+            d["tiers"][tier] = row
+            cur = chosen_specs.get(tier, spec)
+            chosen_specs[tier] = cur.replace_heads(tuple(
+                final.head(head) if h.name == head else h for h in cur.heads))
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
-    L = ["| task | tier | shipped: acc / cov / wrong | raw top-1 | dev-chosen t | at t: acc / "
-         "cov / wrong |", "|---|---|---|---|---|---|"]
+    if args.write:
+        dst = Path(args.write)
+        src = Path(files[tiers[0]]).parent
+        shutil.copytree(src, dst, dirs_exist_ok=True)
+        for tier, sp in chosen_specs.items():
+            write_thresholds(dst / Path(files[tier]).name, sp,
+                             {"calibration": "wild-dev", "max_wrong": args.max_wrong})
+    L = ["Wild-test, % of samples: right / right generic / wrong / unanswered.", "",
+         "| task | tier | shipped | raw top-1 | dev threshold | at it | + fallbacks (t, f) | at "
+         "them |", "|---|---|---|---|---|---|---|---|"]
+
+    def f4(x: dict[str, float]) -> str:
+        return f"{x['right']} / {x['generic_right']} / {x['wrong']} / {x['unanswered']}"
+
     for task, d in out["tasks"].items():
         for tier, x in d["tiers"].items():
-            s, r, c = x["shipped"], x["raw"], x["dev_chosen"]
-            L.append(f"| {task} | {tier} | {s['accuracy']} / {s['coverage']} / "
-                     f"{s['confident_wrong']} | {r['accuracy']} | {x['dev_threshold']} | "
-                     f"{c['accuracy']} / {c['coverage']} / {c['confident_wrong']} |")
+            fb = x.get("dev_fallback")
+            L.append(f"| {task} | {tier} | {f4(x['shipped'])} | {f4(x['raw'])} | "
+                     f"{x['dev_threshold']['threshold']} | {f4(x['dev_chosen'])} | "
+                     + (f"{fb['threshold']}, {fb['fallback_threshold']} | "
+                        f"{f4(x['dev_chosen_fallback'])} |" if fb else "- | - |"))
     md = "\n".join(L) + "\n"
     Path(args.out).with_suffix(".md").write_text(md)
     print(md)

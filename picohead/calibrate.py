@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -104,21 +105,72 @@ def calibrate_spec(
         fields, report[h.name] = calibrate_head(
             h, probs, val.labels[h.name][m], min_coverage, min_f1
         )
-        d = h.to_dict()
-        d.update(fields)
-        heads.append(
-            HeadSpec(
-                name=h.name,
-                kind=h.kind,
-                labels=h.labels,
-                gate=h.gate,
-                weight=h.weight,
-                threshold=float(d.get("threshold", h.threshold)),
-                label_thresholds=dict(d.get("label_thresholds", h.label_thresholds)),
-                disabled_labels=tuple(d.get("disabled_labels", h.disabled_labels)),
-            )
-        )
+        heads.append(dataclasses.replace(h, **fields))  # fallbacks and the rest kept
     return spec.replace_heads(tuple(heads)), report
+
+
+SHIFT_FALLBACK_GRID = (0.3, 0.5, 0.7, 0.9)
+
+
+def shift_outcomes(
+    spec: ModelSpec, head: str, probs: list[np.ndarray], truth: list[str],
+    same: Callable[[str, str], bool], family: Callable[[str], str | None],
+) -> dict[str, float]:
+    """Shares of rows a head answers right, answers with the right family's generic label,
+    answers wrong, or leaves unknown/gated off, decoding ``probs`` (every head's outputs, in spec
+    order) with ``spec``'s thresholds and fallbacks through the runtime's own decoder.
+    ``same(answer, truth)`` compares labels (e.g. after folding synonyms); ``family(truth)`` is
+    the generic answer that is right for ``truth`` (None: none is)."""
+    from picohead_runtime.decode import Decoder
+
+    h = spec.head(head)
+    generic = set(h.generic_labels)
+    n = {"right": 0, "generic_right": 0, "wrong": 0, "unanswered": 0}
+    for row, t in zip(Decoder(spec, top_k=1).decode(probs), truth):
+        a = row.get(head)
+        label = getattr(a, "label", "unknown")
+        if label == "unknown":
+            n["unanswered"] += 1
+        elif label in generic and label not in h.labels:
+            n["generic_right" if label == family(t) else "wrong"] += 1
+        elif same(label, t):
+            n["right"] += 1
+        elif label in generic and label == family(t):
+            n["generic_right"] += 1
+        else:
+            n["wrong"] += 1
+    total = max(1, len(truth))
+    return {k: round(100 * v / total, 2) for k, v in n.items()}
+
+
+def calibrate_under_shift(
+    spec: ModelSpec, head: str, probs: list[np.ndarray], truth: list[str],
+    same: Callable[[str, str], bool], family: Callable[[str], str | None],
+    fallbacks: dict[str, str] | None = None, max_wrong: float = 2.0,
+) -> tuple[ModelSpec, dict[str, Any]]:
+    """One threshold for ``head`` (replacing per-label ones) and, with ``fallbacks``, the
+    family-mass threshold, chosen on a held-out set from producers unlike the training data
+    (content-v8: the wild suite's dev half): the most useful answers (right + right generic)
+    whose wrong answers stay at or under ``max_wrong`` % of rows; where no threshold keeps that
+    bound, the most useful answers net of the wrong ones (right + right generic - wrong).
+    Returns the new spec and the grid it chose from."""
+    base = spec.head(head)
+    grid = []
+    for t in np.concatenate(([0.0], GRID, [0.97, 0.99])):
+        for f in (SHIFT_FALLBACK_GRID if fallbacks else (0.5,)):
+            h = dataclasses.replace(base, threshold=float(t), label_thresholds={},
+                                    fallbacks=dict(fallbacks or {}), fallback_threshold=float(f))
+            cand = spec.replace_heads(tuple(h if x.name == head else x for x in spec.heads))
+            grid.append((cand, {"threshold": float(t), "fallback_threshold": float(f),
+                                **shift_outcomes(cand, head, probs, truth, same, family)}))
+    ok = [g for g in grid if g[1]["wrong"] <= max_wrong]
+    if ok:
+        best = max(ok, key=lambda g: (g[1]["right"] + g[1]["generic_right"], g[1]["right"],
+                                      -g[1]["threshold"]))
+    else:  # the bound cannot hold: the most useful answers net of the wrong ones
+        best = max(grid, key=lambda g: (g[1]["right"] + g[1]["generic_right"] - g[1]["wrong"],
+                                        g[1]["right"]))
+    return best[0], {"chosen": best[1], "grid": [g[1] for g in grid]}
 
 
 def _meta(onnx_path: Path) -> ModelMeta:

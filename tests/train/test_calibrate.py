@@ -47,3 +47,36 @@ def test_softmax_threshold_keeps_coverage_and_drops_unsure_errors():
     row = next(r for r in report["tradeoff"] if r["threshold"] == report["chosen"])
     assert row["coverage"] >= 0.97 and row["accuracy_answered"] == 1.0
     assert report["overall_accuracy"] == 0.98
+
+
+def test_calibration_under_shift_chooses_threshold_and_fallback_on_held_out_rows():
+    import numpy as np
+
+    from picohead.calibrate import calibrate_under_shift, shift_outcomes
+    from picohead_runtime.spec import ModelSpec
+
+    spec = ModelSpec.from_dict({
+        "name": "t", "family": "steady", "tiers": ["tiny"], "window": {"head": 8, "tail": 8},
+        "arch": {"buckets": {"tiny": 16}, "dims": {"tiny": 4}, "ngrams": [1]},
+        "heads": [{"name": "mime", "kind": "softmax",
+                   "labels": ["application/zip", "application/epub+zip", "image/png"]}]})
+    fam = {"application/zip": "application/zip", "application/epub+zip": "application/zip",
+           "image/png": "application/octet-stream"}
+    # epub rows the model is unsure of (epub 0.55, its zip family 0.9); confident png rows; unsure
+    # png rows it calls epub at 0.6 (wrong; that family only 0.65)
+    probs = [np.array([[0.35, 0.55, 0.1]] * 10 + [[0.0, 0.05, 0.95]] * 10
+                      + [[0.05, 0.6, 0.35]] * 2, dtype=np.float32)]
+    truth = ["application/epub+zip"] * 10 + ["image/png"] * 12
+    same = str.__eq__
+    new, rep = calibrate_under_shift(spec, "mime", probs, truth, same, fam.get,
+                                     fallbacks={"application/epub+zip": "application/zip"},
+                                     max_wrong=0.0)
+    got = shift_outcomes(new, "mime", probs, truth, same, fam.get)
+    assert got["wrong"] == 0.0  # the two wrong epub answers fall under the threshold
+    assert got["right"] == round(100 * 10 / 22, 2)  # the confident pngs stay
+    h = new.head("mime")
+    assert 0.6 < h.threshold <= 0.95 and 0.65 < h.fallback_threshold <= 0.9 and h.fallbacks == {"application/epub+zip": "application/zip"}
+    assert got["generic_right"] == round(100 * 10 / 22, 2)  # unsure epubs: zip, their family
+    # without fallbacks the same bound leaves them unknown
+    plain, _ = calibrate_under_shift(spec, "mime", probs, truth, same, fam.get, max_wrong=0.0)
+    assert shift_outcomes(plain, "mime", probs, truth, same, fam.get)["generic_right"] == 0.0
