@@ -4,8 +4,9 @@ producers per MIME label, without unpacking anything.
 For every ``deb`` entry of the include file this lists the package's data tarball
 (``dpkg-deb -c`` of the ``.deb`` in the download folder; ``apt-get download`` into it when missing,
 or a saved listing from ``--lists``) and applies the entry's take rules by path exactly as
-``picohead.data.harvest`` does (``Rule.matches_path``, the reserved-path filter, files over
-``MAX_READ`` left out), each rule capped at its ``cap`` (or the recipe's ``cap_per_source_label``).
+``picohead.data.harvest`` does (``Rule.matches_path``, the reserved-path filter; empty files left
+out), each rule capped at its ``cap`` (or the recipe's ``cap_per_source_label``). Files over
+``MAX_READ`` count (the harvester reads their head), and are reported per label as ``big``.
 It prints, per MIME label, the files the rules would take, the packages that give any, the largest
 package's share, and the label's producers in the last corpus card (``--card``) for comparison.
 
@@ -69,15 +70,18 @@ def count_entry(entry: dict[str, Any], files: list[tuple[str, int]], default_cap
     """Files each MIME label would get from one entry by path (rules capped like the builder)."""
     rules = [Rule(r) for r in entry["take"] if "mime" in r]
     matched: Counter[int] = Counter()
+    big: Counter[int] = Counter()
     for rel, size in files:
-        if reserved_path(rel) or size > MAX_READ:
+        if reserved_path(rel) or size == 0:
             continue
         for i, r in enumerate(rules):
             if r.matches_path(rel):
                 matched[i] += 1
+                big[i] += size > MAX_READ
     per_label: Counter[str] = Counter()
     for i, r in enumerate(rules):
         per_label[r.d["mime"]] += min(matched[i], r.cap or default_cap)
+        per_label["big:" + r.d["mime"]] += min(big[i], r.cap or default_cap)
     return {k: v for k, v in per_label.items() if v}
 
 
@@ -98,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         before = json.loads(a.card.read_text(encoding="utf-8")).get("producers", {}).get("mime", {})
     files: Counter[str] = Counter()
     by_pkg: dict[str, Counter[str]] = defaultdict(Counter)
+    bigs: Counter[str] = Counter()
     missing: list[str] = []
     for e in entries:
         if e["kind"] != "deb":
@@ -107,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
             missing.append(e["name"])
             continue
         for label, n in count_entry(e, lst, default_cap).items():
+            if label.startswith("big:"):
+                bigs[label[4:]] += n
+                continue
             files[label] += n
             by_pkg[label][e["name"]] += n
     rows = []
@@ -114,13 +122,15 @@ def main(argv: list[str] | None = None) -> int:
         pk = by_pkg[label]
         top, topn = pk.most_common(1)[0]
         rows.append({"label": label, "files": files[label], "packages": len(pk), "top": top,
-                     "top_share": round(topn / files[label], 3),
+                     "top_share": round(topn / files[label], 3), "big": bigs[label],
                      "card_producers": before.get(label, {}).get("producers_total")})
-    print("magic prefixes are not checked (listings carry no bytes): file counts are upper bounds")
-    print(f"{'label':36} {'files':>6} {'pkgs':>5} {'top%':>5} {'card':>5}  top package")
+    print("magic prefixes are not checked (listings carry no bytes): file counts are upper bounds;")
+    print(f"big = files over MAX_READ ({MAX_READ} bytes), of which the harvester reads the head only")
+    print(f"{len(entries)} entries; packages per label = producers this include file adds")
+    print(f"{'label':36} {'files':>6} {'big':>4} {'pkgs':>5} {'top%':>5} {'card':>5}  top package")
     for r in rows:
         card = "" if r["card_producers"] is None else str(r["card_producers"])
-        print(f"{r['label']:36} {r['files']:6d} {r['packages']:5d} {100 * r['top_share']:5.1f} "
+        print(f"{r['label']:36} {r['files']:6d} {r['big']:4d} {r['packages']:5d} {100 * r['top_share']:5.1f} "
               f"{card:>5}  {r['top']}")
     if missing:
         print(f"not found ({len(missing)}): {', '.join(missing)}")
