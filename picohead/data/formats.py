@@ -857,7 +857,7 @@ def gen_wasm(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
 def gen_objects(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
     """ELF relocatable objects: random C translation units compiled with ``gcc -c`` at random
     optimisation, debug, PIC and standard settings (skipped with a warning without gcc)."""
-    cc = shutil.which("gcc") or shutil.which("cc")
+    cc = shutil.which("gcc")
     if not cc:
         log.warning("gcc not found: skipping application/x-object (apt-get install gcc)")
         return

@@ -39,6 +39,7 @@ PROGRAMS: dict[str, str] = {
     "gpg": "gnupg",
     "soffice": "libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui",
     "jar": "default-jdk-headless",
+    "gcc": "gcc",
 }
 ALLOW_FLAG = "--allow-missing-encoders"
 
