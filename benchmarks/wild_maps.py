@@ -96,7 +96,7 @@ SYNONYMS: dict[str, str] = {
     "application/x-pie-executable-shared": "application/x-sharedlib",
     "application/x-ndjson": "application/jsonl", "application/x-jsonlines": "application/jsonl",
     "application/jsonlines": "application/jsonl",
-    "image/x-xpm": "image/x-xpixmap", "image/x-xbm": "image/x-xbitmap",
+    "image/x-xbm": "image/x-xbitmap",
     "image/x-sgi-rgb": "image/x-sgi", "image/sgi": "image/x-sgi", "image/x-rgb": "image/x-sgi",
     "image/x-cmu-raster": "image/x-sun-raster", "image/x-rgbe": "image/vnd.radiance",
     "image/x-hdr": "image/vnd.radiance", "image/vnd.microsoft.icns": "image/x-icns",

@@ -826,7 +826,8 @@ def gen_wasm(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
             sigs.append(b"\x60" + _leb(npar) + bytes([vt[t]] * npar) + b"\x01" + bytes([vt[t]]))
             const, binops = ops[t]
             code = bytearray()
-            def push() -> None:
+            def push(npar: int = npar, t: str = t, code: bytearray = code,
+                     const: int = const) -> None:
                 if npar and rng.random() < .6:
                     code.extend(b"\x20" + _leb(rng.randrange(npar)))
                 elif t == "f64":

@@ -233,7 +233,7 @@ def test_fallback_answers_the_family_generic_before_unknown_in_both_decode_paths
              [0.1, 0.6, 0.3],    # javascript has no family -> unknown
              [0.85, 0.1, 0.05]]  # over the threshold -> python
     batch = dec.decode(_probs(kinds, langs, risk))
-    single = [dec.decode(_probs([k], [l], [r]))[0] for k, l, r in zip(kinds, langs, risk)]
+    single = [dec.decode(_probs([k], [g], [r]))[0] for k, g, r in zip(kinds, langs, risk)]
     for rows in (batch, single):
         got = [(row["lang"].label, row["lang"].raw) for row in rows]
         assert got == [("source", "python"), ("unknown", "python"), ("unknown", "javascript"),

@@ -12,9 +12,11 @@ and splits.
 
 from __future__ import annotations
 
-from picohead.data.risk.common import (
-    DOMAINS, FIRST, LAST, RISKS, WINDOW, b62 as _b62, b64url as _b64url, checksummed as _checksummed,
-    rand as _rand, window)
+from picohead.data.risk.common import DOMAINS, FIRST, LAST, RISKS, WINDOW, window
+from picohead.data.risk.common import b62 as _b62
+from picohead.data.risk.common import b64url as _b64url
+from picohead.data.risk.common import checksummed as _checksummed
+from picohead.data.risk.common import rand as _rand
 from picohead.data.risk.detect import detect, spans, visible
 from picohead.data.risk.makers import MAKERS, available_kinds, email, jwt, private_key
 from picohead.data.risk.negatives import lookalike, not_a_phone, tiny, tiny_positive, tiny_samples
@@ -23,8 +25,14 @@ from picohead.data.risk.phones import phone
 from picohead.data.risk.place import DOTENV_SHARE, assignment, excerpt, insert
 from picohead.data.risk.tokens import EXAMPLE_KEYS, FORMATS, api_key
 from picohead.data.risk.train import (
-    PASSWORD_NAMES, PLANT_NEGATIVE_SHARE, REFRESHED, SHARED_NAMES, plant_secret, refresh_secrets,
-    relabel_excerpt)
+    PASSWORD_NAMES,
+    PLANT_NEGATIVE_SHARE,
+    REFRESHED,
+    SHARED_NAMES,
+    plant_secret,
+    refresh_secrets,
+    relabel_excerpt,
+)
 
 __all__ = [
     "DOMAINS", "DOTENV_SHARE", "EXAMPLE_KEYS", "FIRST", "FORMATS", "LAST", "MAKERS", "PASSWORD_NAMES",
