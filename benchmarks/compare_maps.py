@@ -51,6 +51,10 @@ MAGIKA_MIME: dict[str, str] = {
 }
 # Magika groups whose other labels are plain text in our spec (source code, prose, configs).
 MAGIKA_TEXT_GROUPS = ("code", "text")
+# Magika code labels whose name differs from our code_lang label (the rest are spelled alike)
+MAGIKA_LANG = {"cs": "csharp", "vba": "vbnet", "objectivec": "objective_c", "asm": "assembly",
+               "lisp": "common_lisp", "emacslisp": "emacs_lisp", "vim": "vim_script",
+               "latex": "tex"}
 # Magika labels that are coarse "code" in our spec although Magika files them under "text".
 MAGIKA_CODE_TEXT = {"latex"}
 COARSE_FROM_GROUP = {"image", "audio", "video", "archive", "executable", "font", "document"}
@@ -61,9 +65,12 @@ def magika_mime(label: str, group: str) -> str | None:
     if label in MAGIKA_MIME:
         return MAGIKA_MIME[label]
     if group == "code":  # a language's own type since corpus v2 (picohead.data.labels.code_mime)
-        import wild_maps
+        from picohead.data.labels import code_mime
 
-        return wild_maps.magika_mime(label) or "text/plain"
+        try:
+            return code_mime(MAGIKA_LANG.get(label, label))
+        except KeyError:  # a language outside our code_lang labels
+            return "text/plain"
     if group in MAGIKA_TEXT_GROUPS:
         return "text/plain"
     return None

@@ -85,7 +85,14 @@ def test_clone_list_prints_one_pinned_fetch_per_repository(tmp_path: Path) -> No
 
 
 def test_count_script_applies_take_rules_and_caps(tmp_path: Path) -> None:
-    from tests.data.test_git_source import make_mirror
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(  # the sibling test module's mirror maker
+        "git_source_helpers", Path(__file__).with_name("test_git_source.py"))
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    make_mirror = mod.make_mirror
 
     files = {f"src/m{i}.jl": f"f{i}(x) = x + {i}\n".encode() for i in range(5)}
     files["vendor/skip.jl"] = b"g(x) = x\n"
