@@ -34,7 +34,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import wild_maps  # noqa: E402
 
-from picohead.calibrate import calibrate_under_shift, shift_outcomes, write_thresholds  # noqa: E402
+from picohead.calibrate import (  # noqa: E402
+    calibrate_under_shift,
+    replace_head,
+    shift_outcomes,
+    write_thresholds,
+)
 from picohead.data.labels import generic_mime  # noqa: E402
 from picohead.wild.score import TASK_HEAD  # noqa: E402
 from picohead.wild.suite import blob, load_suite  # noqa: E402
@@ -46,11 +51,14 @@ TASKS = ("mime", "code_lang", "text_lang")
 CURVE = (0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95, 0.99)
 
 
-def probabilities(model: Any, suite: Path, recs: list[dict[str, Any]]) -> list[np.ndarray]:
-    """Every head's output for every record (spec order), from the file's own session."""
-    w = model.meta.spec.window
-    wins, lens = batch_windows([extract_window(blob(suite, r), w.head, w.tail) for r in recs])
-    return scoring.run_batched(model.session, model.output_names, wins, lens, batch_size=256)
+def windows(suite: Path, recs: list[dict[str, Any]], window: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The runtime's windows of every record, read once and shared by every tier."""
+    return batch_windows([extract_window(blob(suite, r), window.head, window.tail) for r in recs])
+
+
+def probabilities(model: Any, wins: tuple[np.ndarray, np.ndarray]) -> list[np.ndarray]:
+    """Every head's output for every window (spec order), from the file's own session."""
+    return scoring.run_batched(model.session, model.output_names, *wins, batch_size=256)
 
 
 def same_fn(task: str) -> Any:
@@ -68,10 +76,31 @@ def fallbacks_for(spec: Any) -> dict[str, str]:
     return {lab: g for lab in h.labels if (g := generic_mime(lab)) is not None and g != lab}
 
 
-def with_head(spec: Any, head: str, **fields: Any) -> Any:
-    """``spec`` with some fields of one head replaced."""
-    return spec.replace_heads(tuple(dataclasses.replace(h, **fields) if h.name == head else h
-                                    for h in spec.heads))
+def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[str]],
+                   max_wrong: float) -> tuple[dict[str, Any], Any]:
+    """The report row of one task and tier (test outcomes of the shipped, raw and dev-chosen
+    settings, and the curve) and the spec with the dev-chosen head."""
+    head, same, fam = TASK_HEAD[task], same_fn(task), family_fn(task)
+
+    def test_of(sp: Any) -> dict[str, float]:
+        return shift_outcomes(sp, head, P["test"], T["test"], same, fam)
+
+    def with_head(sp: Any, **fields: Any) -> Any:
+        return replace_head(sp, dataclasses.replace(sp.head(head), **fields))
+
+    plain, rep = calibrate_under_shift(spec, head, P["dev"], T["dev"], same, fam,
+                                       max_wrong=max_wrong)
+    row = {"shipped": test_of(spec), "raw": test_of(with_head(spec, threshold=0.0,
+                                                                label_thresholds={})),
+           "dev_threshold": rep["chosen"], "dev_chosen": test_of(plain)}
+    final = plain
+    if task == "mime":
+        final, rep_fb = calibrate_under_shift(spec, head, P["dev"], T["dev"], same, fam,
+                                              fallbacks=fallbacks_for(spec), max_wrong=max_wrong)
+        row["dev_fallback"] = rep_fb["chosen"]
+        row["dev_chosen_fallback"] = test_of(final)
+    row["curve"] = {str(t): test_of(with_head(final, threshold=t)) for t in CURVE}
+    return row, final
 
 
 def main() -> int:
@@ -92,44 +121,25 @@ def main() -> int:
     chosen_specs: dict[str, Any] = {}
     data = {task: {sp: load_suite(suite, task=task, split=sp) for sp in ("dev", "test")}
             for task in TASKS}
+    truth = {task: {sp: [wild_maps.canonical_mime(r["label"]) if task == "mime" else r["label"]
+                         for r in recs] for sp, recs in d.items()} for task, d in data.items()}
+    wins: dict[str, dict[str, Any]] = {}
     for tier in tiers:
         model = scoring.open_file(files[tier])
         spec = model.meta.spec
         for task in TASKS:
-            head = TASK_HEAD[task]
-            if head not in spec.head_names:
+            if TASK_HEAD[task] not in spec.head_names:
                 continue
+            if task not in wins:  # every tier of a model reads the same window
+                wins[task] = {sp: windows(suite, recs, spec.window)
+                              for sp, recs in data[task].items()}
+            P = {sp: probabilities(model, w) for sp, w in wins[task].items()}
+            row, final = calibrate_task(spec, task, P, truth[task], args.max_wrong)
             d = out["tasks"].setdefault(task, {"dev": len(data[task]["dev"]),
                                                "test": len(data[task]["test"]), "tiers": {}})
-            same, fam = same_fn(task), family_fn(task)
-            P = {sp: probabilities(model, suite, data[task][sp]) for sp in ("dev", "test")}
-            T = {sp: [wild_maps.canonical_mime(r["label"]) if task == "mime" else r["label"]
-                      for r in data[task][sp]] for sp in ("dev", "test")}
-
-            def test_of(sp_: Any, head: str = head, P: Any = P, T: Any = T, same: Any = same,
-                        fam: Any = fam) -> dict[str, float]:
-                return shift_outcomes(sp_, head, P["test"], T["test"], same, fam)
-
-            raw = with_head(spec, head, threshold=0.0, label_thresholds={})
-            plain, rep = calibrate_under_shift(spec, head, P["dev"], T["dev"], same, fam,
-                                               max_wrong=args.max_wrong)
-            row = {"shipped": test_of(spec), "raw": test_of(raw),
-                   "dev_threshold": rep["chosen"], "dev_chosen": test_of(plain)}
-            final = plain
-            if task == "mime":
-                fb, rep_fb = calibrate_under_shift(spec, head, P["dev"], T["dev"], same, fam,
-                                                   fallbacks=fallbacks_for(spec),
-                                                   max_wrong=args.max_wrong)
-                row["dev_fallback"] = rep_fb["chosen"]
-                row["dev_chosen_fallback"] = test_of(fb)
-                final = fb
-            row["curve"] = {}
-            for t in CURVE:
-                row["curve"][str(t)] = test_of(with_head(final, head, threshold=t))
             d["tiers"][tier] = row
-            cur = chosen_specs.get(tier, spec)
-            chosen_specs[tier] = cur.replace_heads(tuple(
-                final.head(head) if h.name == head else h for h in cur.heads))
+            chosen_specs[tier] = replace_head(chosen_specs.get(tier, spec),
+                                              final.head(TASK_HEAD[task]))
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     if args.write:
         dst = Path(args.write)

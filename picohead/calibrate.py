@@ -147,6 +147,11 @@ def shift_outcomes(
     return {k: round(100 * v / total, 2) for k, v in n.items()}
 
 
+def replace_head(spec: ModelSpec, head: HeadSpec) -> ModelSpec:
+    """``spec`` with the head of ``head``'s name replaced by ``head``."""
+    return spec.replace_heads(tuple(head if h.name == head.name else h for h in spec.heads))
+
+
 def calibrate_under_shift(
     spec: ModelSpec, head: str, probs: list[np.ndarray], truth: list[str],
     same: Callable[[str, str], bool], family: Callable[[str], str | None],
@@ -163,9 +168,9 @@ def calibrate_under_shift(
     grid = []
     for t in np.concatenate(([0.0], GRID, [0.97, 0.99])):
         for f in (SHIFT_FALLBACK_GRID if fallbacks else (0.5,)):
-            h = dataclasses.replace(base, threshold=float(t), label_thresholds={},
-                                    fallbacks=dict(fallbacks or {}), fallback_threshold=float(f))
-            cand = spec.replace_heads(tuple(h if x.name == head else x for x in spec.heads))
+            cand = replace_head(spec, dataclasses.replace(
+                base, threshold=float(t), label_thresholds={}, fallbacks=dict(fallbacks or {}),
+                fallback_threshold=float(f)))
             grid.append((cand, {"threshold": float(t), "fallback_threshold": float(f),
                                 **shift_outcomes(cand, head, probs, truth, same, family)}))
     def useful(o: dict[str, float]) -> float:  # a generic answer tells less than the type
