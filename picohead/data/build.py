@@ -402,16 +402,18 @@ def _assign_splits(recs: list[dict[str, Any]], mins: dict[str, int]) -> None:
                 have += gc[g]
         # and back: a label whose big groups all hashed to val/test (Ada: a 861-sample package in
         # val, 161 left to train) gets whole groups back while the donor keeps its own share
-        def n_in(split: str, gc: Counter[str] = gc) -> int:
-            return sum(n for g, n in gc.items() if split_of[g] == split)
-
+        n_in: Counter[str] = Counter()
+        for g, n in gc.items():
+            n_in[split_of[g]] += n
         for donor in ("val", "test"):
             keep = max(mins[donor], 0.1 * total)
             for g in sorted((g for g in gc if split_of[g] == donor), key=lambda g: -gc[g]):
-                if n_in("train") >= max(mins["train"], 0.5 * total):
+                if n_in["train"] >= max(mins["train"], 0.5 * total):
                     break
-                if n_in(donor) - gc[g] >= keep:
+                if n_in[donor] - gc[g] >= keep:
                     split_of[g] = "train"
+                    n_in[donor] -= gc[g]
+                    n_in["train"] += gc[g]
     for r in recs:
         r["split"] = split_of[r["group"]]
 

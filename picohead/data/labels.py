@@ -178,8 +178,8 @@ ZIP_CONTAINERS = frozenset({
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     "application/vnd.openxmlformats-officedocument.presentationml.presentation"})
-_CODE_MIMES = frozenset(code_labels(lang)["mime"] for lang in (
-    *MARKUP, *CONFIG, *BUILD, *SOURCE_MIME))
+_CODE_MIMES = frozenset((*MARKUP.values(), *CONFIG.values(), *BUILD.values(),
+                         *SOURCE_MIME.values()))
 
 
 def generic_mime(mime: str | None) -> str | None:

@@ -114,8 +114,9 @@ class _Head:
         # probabilities make up its family (the generic itself too when it is a label)
         self.fb_of = {h.labels.index(k): v for k, v in h.fallbacks.items()}
         members: dict[str, list[int]] = {}
+        generics = set(h.generic_labels)
         for j, lab in enumerate(h.labels):
-            g = h.fallbacks.get(lab, lab if lab in h.fallbacks.values() else None)
+            g = h.fallbacks.get(lab, lab if lab in generics else None)
             if g is not None:
                 members.setdefault(g, []).append(j)
         self.fb_members = {g: np.array(v, dtype=np.intp) for g, v in members.items()}
