@@ -10,7 +10,9 @@ answer / wrong / unanswered (% of samples) for (a) the shipped file's thresholds
 answers whose wrong answers stay at or under ``--max-wrong`` %, 2 by default, issue 23's target),
 (d) for MIME, (c) plus fallbacks to the family's generic type (``picohead.data.labels.
 generic_mime``: application/zip for ZIP containers, text/plain for text, application/octet-stream
-for other binaries) with the family threshold chosen on dev, and the test curve of (c). Every
+for other binaries; a type outside those tables, such as HEIC or RAR, takes the family its files
+show in their bytes, ``generic_of_bytes``) with the family threshold chosen on dev, and the test
+curve of (c). Every
 decision goes through the runtime's decoder on the tier file's probabilities, so a written model
 answers exactly what is reported. A head the model gates off counts as unanswered.
 
@@ -25,6 +27,7 @@ import dataclasses
 import json
 import shutil
 import sys
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +43,7 @@ from picohead.calibrate import (  # noqa: E402
     shift_outcomes,
     write_thresholds,
 )
-from picohead.data.labels import generic_mime  # noqa: E402
+from picohead.data.labels import generic_mime, generic_of_bytes  # noqa: E402
 from picohead.wild.score import TASK_HEAD  # noqa: E402
 from picohead.wild.suite import blob, load_suite  # noqa: E402
 from picohead_runtime import scoring  # noqa: E402
@@ -67,8 +70,19 @@ def same_fn(task: str) -> Any:
     return lambda a, t: a == t
 
 
-def family_fn(task: str) -> Any:
-    return (lambda t: generic_mime(t)) if task == "mime" else (lambda t: None)
+def family_fn(task: str, suite: Path, recs: list[dict[str, Any]]) -> Any:
+    """The generic answer that is right for a true label: the family table's
+    (``generic_mime``), and for a type the table cannot place (HEIC, RAR, DXF, ...: 55 of the
+    suite's types) what most of that type's files show in their bytes (``generic_of_bytes``)."""
+    if task != "mime":
+        return lambda t: None
+    votes: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in recs:
+        t = wild_maps.canonical_mime(r["label"])
+        if t is not None and generic_mime(t) is None:
+            votes[t][generic_of_bytes(blob(suite, r))] += 1
+    table = {t: c.most_common(1)[0][0] for t, c in votes.items()}
+    return lambda t: generic_mime(t) or table.get(t)
 
 
 def fallbacks_for(spec: Any) -> dict[str, str]:
@@ -77,10 +91,10 @@ def fallbacks_for(spec: Any) -> dict[str, str]:
 
 
 def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[str]],
-                   max_wrong: float) -> tuple[dict[str, Any], Any]:
+                   fam: Any, max_wrong: float) -> tuple[dict[str, Any], Any]:
     """The report row of one task and tier (test outcomes of the shipped, raw and dev-chosen
     settings, and the curve) and the spec with the dev-chosen head."""
-    head, same, fam = TASK_HEAD[task], same_fn(task), family_fn(task)
+    head, same = TASK_HEAD[task], same_fn(task)
 
     def test_of(sp: Any) -> dict[str, float]:
         return shift_outcomes(sp, head, P["test"], T["test"], same, fam)
@@ -123,6 +137,8 @@ def main() -> int:
             for task in TASKS}
     truth = {task: {sp: [wild_maps.canonical_mime(r["label"]) if task == "mime" else r["label"]
                          for r in recs] for sp, recs in d.items()} for task, d in data.items()}
+    fams = {task: family_fn(task, suite, [r for recs in d.values() for r in recs])
+            for task, d in data.items()}
     wins: dict[str, dict[str, Any]] = {}
     for tier in tiers:
         model = scoring.open_file(files[tier])
@@ -134,7 +150,7 @@ def main() -> int:
                 wins[task] = {sp: windows(suite, recs, spec.window)
                               for sp, recs in data[task].items()}
             P = {sp: probabilities(model, w) for sp, w in wins[task].items()}
-            row, final = calibrate_task(spec, task, P, truth[task], args.max_wrong)
+            row, final = calibrate_task(spec, task, P, truth[task], fams[task], args.max_wrong)
             d = out["tasks"].setdefault(task, {"dev": len(data[task]["dev"]),
                                                "test": len(data[task]["test"]), "tiers": {}})
             d["tiers"][tier] = row

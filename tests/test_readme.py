@@ -29,6 +29,7 @@ SKIP: dict[str, str] = {
     "(cd benchmarks/node && npm ci)": "installs node packages from the network",
     "pytest": "the test suite itself (.ci/run runs it)",
     "python3 -m venv /tmp/rt-venv": "installs packages from the network into a new venv",
+    "/tmp/rt-venv/bin/pip install": "installs packages from the network into the venv above",
     "/tmp/rt-venv/bin/python -m pytest": "the runtime tests in the venv above",
     "apt-get install": "installs system packages (root, network)",
     "python -m picohead data build": "downloads the corpus sources (network, ~20 minutes)",

@@ -160,3 +160,13 @@ def test_every_mime_label_has_a_family_generic():
     assert fam["text/x-python"] == fam["application/json"] == "text/plain"
     assert fam["image/png"] == "application/octet-stream"
     assert generic_mime("application/x-no-such-type") is None
+
+
+def test_generic_of_bytes_places_types_the_tables_do_not_know():
+    from picohead.data.labels import generic_of_bytes
+
+    assert generic_of_bytes(b"PK\x03\x04\x14\x00rest") == "application/zip"
+    assert generic_of_bytes(b"0\nSECTION\n2\nHEADER\n") == "text/plain"  # DXF
+    assert generic_of_bytes("caf\u00e9 na\u00efve".encode()[:-1]) == "text/plain"  # cut character
+    assert generic_of_bytes(b"\x00\x00\x00\x18ftypheic") == "application/octet-stream"  # NUL
+    assert generic_of_bytes(b"Rar!\x1a\x07\x01\xff\xfe header") == "application/octet-stream"  # not UTF-8
