@@ -16,6 +16,11 @@ curve of (c). Every
 decision goes through the runtime's decoder on the tier file's probabilities, so a written model
 answers exactly what is reported. A head the model gates off counts as unanswered.
 
+For the risk head, each flag's threshold is chosen on dev by the rule used on the validation
+split (``picohead.calibrate.calibrate_head``: the flag's best F1, disabled under 0.5), and the
+test report gives F1 per flag and the share of look-alikes, 0-16-byte inputs and clean hosts that
+get a flag, at the in-corpus and at the dev-chosen thresholds.
+
 ``--write DIR``: copy the model folder to DIR and write the dev-chosen thresholds and fallbacks
 into each tier's file (what content-v8 ships). What it does not do: change the given model.
 """
@@ -38,19 +43,24 @@ sys.path.insert(0, str(HERE))
 import wild_maps  # noqa: E402
 
 from picohead.calibrate import (  # noqa: E402
+    MIN_COVERAGE,
+    calibrate_head,
     calibrate_under_shift,
     replace_head,
     shift_outcomes,
     write_thresholds,
 )
 from picohead.data.labels import generic_mime, generic_of_bytes  # noqa: E402
+from picohead.wild.metrics import risk_scores  # noqa: E402
 from picohead.wild.score import TASK_HEAD  # noqa: E402
 from picohead.wild.suite import blob, load_suite  # noqa: E402
 from picohead_runtime import scoring  # noqa: E402
+from picohead_runtime.decode import Decoder  # noqa: E402
 from picohead_runtime.model import resolve_model_path  # noqa: E402
 from picohead_runtime.windows import batch_windows, extract_window  # noqa: E402
 
-TASKS = ("mime", "code_lang", "text_lang")
+TASKS = ("mime", "code_lang", "text_lang", "risk")
+RISK_FLAGS = ("api_key", "jwt", "private_key", "password", "email", "phone")
 CURVE = (0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95, 0.99)
 
 
@@ -117,6 +127,33 @@ def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[st
     return row, final
 
 
+def risk_rows(spec: Any, probs: list[np.ndarray], recs: list[dict[str, Any]]
+              ) -> list[dict[str, Any]]:
+    """The runtime decoder's flags for every risk record, as ``metrics.risk_scores`` reads them."""
+    rows = []
+    for row, r in zip(Decoder(spec, top_k=1).decode(probs), recs):
+        a = row.get("risk")
+        rows.append({"truth": list(r["label"]), "flags": list(getattr(a, "labels", ())),
+                     "kind": r.get("kind")})
+    return rows
+
+
+def calibrate_flags(spec: Any, P: dict[str, Any], recs: dict[str, list[dict[str, Any]]]
+                    ) -> tuple[dict[str, Any], Any]:
+    """The risk head's per-flag thresholds chosen on wild-dev by the same rule as on validation
+    (``calibrate_head``: each flag's best F1, a flag under ``MIN_F1`` disabled), and the test
+    figures (per-flag F1, negatives flagged by kind) of the shipped and the dev-chosen ones."""
+    h = spec.head("risk")
+    i = spec.head_names.index("risk")
+    y = np.array([[lab in r["label"] for lab in h.labels] for r in recs["dev"]], dtype=np.float32)
+    fields, rep = calibrate_head(h, P["dev"][i], y, MIN_COVERAGE)
+    final = replace_head(spec, dataclasses.replace(h, **fields))
+    row = {"shipped": risk_scores(risk_rows(spec, P["test"], recs["test"]), h.labels),
+           "dev_flags": rep,
+           "dev_chosen": risk_scores(risk_rows(final, P["test"], recs["test"]), h.labels)}
+    return row, final
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", required=True)
@@ -150,7 +187,11 @@ def main() -> int:
                 wins[task] = {sp: windows(suite, recs, spec.window)
                               for sp, recs in data[task].items()}
             P = {sp: probabilities(model, w) for sp, w in wins[task].items()}
-            row, final = calibrate_task(spec, task, P, truth[task], fams[task], args.max_wrong)
+            if task == "risk":
+                row, final = calibrate_flags(spec, P, data[task])
+            else:
+                row, final = calibrate_task(spec, task, P, truth[task], fams[task],
+                                            args.max_wrong)
             d = out["tasks"].setdefault(task, {"dev": len(data[task]["dev"]),
                                                "test": len(data[task]["test"]), "tiers": {}})
             d["tiers"][tier] = row
@@ -163,7 +204,10 @@ def main() -> int:
         shutil.copytree(src, dst, dirs_exist_ok=True)
         for tier, sp in chosen_specs.items():
             write_thresholds(dst / Path(files[tier]).name, sp,
-                             {"calibration": "wild-dev", "max_wrong": args.max_wrong})
+                             {"calibration": "wild-dev", "max_wrong": args.max_wrong},
+                             source="validation split; " + ", ".join(
+                                 TASK_HEAD[t] for t in out["tasks"]) + " on the wild suite's "
+                             "dev half")
     L = ["Wild-test, % of samples: right / right generic / wrong / unanswered.", "",
          "| task | tier | shipped | raw top-1 | dev threshold | at it | + fallbacks (t, f) | at "
          "them |", "|---|---|---|---|---|---|---|---|"]
@@ -172,12 +216,34 @@ def main() -> int:
         return f"{x['right']} / {x['generic_right']} / {x['wrong']} / {x['unanswered']}"
 
     for task, d in out["tasks"].items():
+        if task == "risk":
+            continue
         for tier, x in d["tiers"].items():
             fb = x.get("dev_fallback")
             L.append(f"| {task} | {tier} | {f4(x['shipped'])} | {f4(x['raw'])} | "
                      f"{x['dev_threshold']['threshold']} | {f4(x['dev_chosen'])} | "
                      + (f"{fb['threshold']}, {fb['fallback_threshold']} | "
                         f"{f4(x['dev_chosen_fallback'])} |" if fb else "- | - |"))
+    if "risk" in out["tasks"]:
+        L += ["", "Risk on wild-test, F1 per flag and negatives flagged (look-alikes / 0-16 B "
+              "inputs / clean hosts, %): in-corpus thresholds -> flags chosen on wild-dev "
+              "(a flag under F1 0.5 there is disabled: -).", "",
+              "| tier | " + " | ".join(RISK_FLAGS) + " | macro F1 | look-alikes | 0-16 B | clean |",
+              "|---|" + "---|" * (len(RISK_FLAGS) + 4)]
+        for tier, x in out["tasks"]["risk"]["tiers"].items():
+            a, b = x["shipped"], x["dev_chosen"]
+
+            def fl(r: dict[str, Any], f: str) -> str:
+                v = r["per_flag"].get(f)
+                return "-" if v is None or (v["precision"] == 0 and v["recall"] == 0) else str(v["f1"])
+
+            def neg(r: dict[str, Any], k: str) -> str:
+                return str(r["negatives_flagged"].get(k, {}).get("share"))
+
+            L.append(f"| {tier} | " + " | ".join(f"{fl(a, f)} -> {fl(b, f)}" for f in RISK_FLAGS)
+                     + f" | {a['macro_f1']} -> {b['macro_f1']} | "
+                     + " | ".join(f"{neg(a, k)} -> {neg(b, k)}" for k in ("lookalike", "tiny",
+                                                                         "clean")) + " |")
     md = "\n".join(L) + "\n"
     Path(args.out).with_suffix(".md").write_text(md)
     print(md)

@@ -209,9 +209,11 @@ def calibrated_rule(onnx_path: Path) -> dict[str, float] | None:
 
 
 def write_thresholds(
-    onnx_path: Path, spec: ModelSpec, settings: dict[str, float] | None = None
+    onnx_path: Path, spec: ModelSpec, settings: dict[str, Any] | None = None,
+    source: str = "validation split",
 ) -> None:
-    """Replace the embedded spec's thresholds (and note the calibration) in the ONNX metadata."""
+    """Replace the embedded spec's thresholds (and note the calibration: ``source`` names the data
+    they were chosen on) in the ONNX metadata."""
     import onnx
 
     model = onnx.load(str(onnx_path))
@@ -222,7 +224,7 @@ def write_thresholds(
     # The thresholds live in the spec; the file only notes where they came from and the rule
     # (the whole accuracy/coverage curve, ~9 KB, is the run's eval/calibration.json; tiers have
     # budgets).
-    extra = {**meta.extra, "calibration": "validation split"}
+    extra = {**meta.extra, "calibration": source}
     if settings is not None:
         extra["calibration_rule"] = settings
     new = dataclasses.replace(meta, spec=spec, extra=extra)

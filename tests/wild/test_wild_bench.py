@@ -77,3 +77,32 @@ def test_score_refuses_an_empty_half(tmp_path: Path) -> None:
                         str(suite), "--no-anchors", "--out", str(tmp_path / "w.json")],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "no test records" in p.stderr
+
+
+def test_wild_calibration_chooses_on_dev_and_writes_every_head(tmp_path: Path) -> None:
+    """benchmarks/wild_calibration.py on a hand-made suite whose halves hold the same records:
+    every task (risk included) is reported and --write notes where the thresholds came from."""
+    import onnx
+
+    from picohead_runtime.model_meta import META_KEY
+
+    suite = tmp_path / "suite"
+    make_suite(suite)
+    recs = [json.loads(line) for line in (suite / "manifest.jsonl").read_text().splitlines()]
+    both = [{**r, "split": sp} for r in recs for sp in ("dev", "test")]
+    (suite / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in both))
+    out, copy = tmp_path / "cal.json", tmp_path / "model"
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "wild_calibration.py"),
+                        "--suite", str(suite), "--tiers", "small", "--out", str(out),
+                        "--write", str(copy)], capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stderr
+    rep = json.loads(out.read_text())
+    assert set(rep["tasks"]) == {"mime", "code_lang", "text_lang", "risk"}
+    risk = rep["tasks"]["risk"]["tiers"]["small"]
+    assert set(risk["dev_chosen"]["per_flag"]) >= {"password"} and "password" in risk["dev_flags"]
+    assert "Risk on wild-test" in out.with_suffix(".md").read_text()
+    meta = json.loads({p.key: p.value for p in onnx.load(str(copy / "small.onnx")).metadata_props}
+                      [META_KEY])
+    assert "wild suite's dev half" in meta["extra"]["calibration"]
+    h = next(h for h in meta["spec"]["heads"] if h["name"] == "risk")
+    assert h["label_thresholds"]["password"] == risk["dev_flags"]["password"]["threshold"]
