@@ -12,12 +12,14 @@ answers whose wrong answers stay at or under ``--max-wrong`` %, 2 by default, is
 generic_mime``: application/zip for ZIP containers, text/plain for text, application/octet-stream
 for other binaries; a type outside those tables, such as HEIC or RAR, takes the family its files
 show in their bytes, ``generic_of_bytes``) with the family threshold chosen on dev, and the test
-curve of (c). Every
-decision goes through the runtime's decoder on the tier file's probabilities, so a written model
+curve of (c). Every decision goes through the runtime's decoder on the tier file's probabilities, so a written model
 answers exactly what is reported. A head the model gates off counts as unanswered.
 
 For the risk head, each flag's threshold is chosen on dev by the rule used on the validation
-split (``picohead.calibrate.calibrate_head``: the flag's best F1, disabled under 0.5), and the
+split (``picohead.calibrate.calibrate_head``: the flag's best F1, disabled under 0.5) among the
+thresholds at which it fires on at most ``--max-false`` % (0.5 by default) of dev's rows without a
+flag: the best dev F1 alone bought recall with look-alikes (content-v7 pro: look-alikes flagged
+7.7 -> 15.5 % on test for macro F1 0.61 -> 0.66), and the issue's target is 2 % overall. The
 test report gives F1 per flag and the share of look-alikes, 0-16-byte inputs and clean hosts that
 get a flag, at the in-corpus and at the dev-chosen thresholds.
 
@@ -138,15 +140,17 @@ def risk_rows(spec: Any, probs: list[np.ndarray], recs: list[dict[str, Any]]
     return rows
 
 
-def calibrate_flags(spec: Any, P: dict[str, Any], recs: dict[str, list[dict[str, Any]]]
-                    ) -> tuple[dict[str, Any], Any]:
+def calibrate_flags(spec: Any, P: dict[str, Any], recs: dict[str, list[dict[str, Any]]],
+                    max_false: float) -> tuple[dict[str, Any], Any]:
     """The risk head's per-flag thresholds chosen on wild-dev by the same rule as on validation
-    (``calibrate_head``: each flag's best F1, a flag under ``MIN_F1`` disabled), and the test
+    (``calibrate_head``: each flag's best F1, a flag under ``MIN_F1`` disabled) among those that
+    flag at most ``max_false`` % of the dev rows without a flag (look-alikes, 0-16-byte inputs,
+    clean hosts), and the test
     figures (per-flag F1, negatives flagged by kind) of the shipped and the dev-chosen ones."""
     h = spec.head("risk")
     i = spec.head_names.index("risk")
     y = np.array([[lab in r["label"] for lab in h.labels] for r in recs["dev"]], dtype=np.float32)
-    fields, rep = calibrate_head(h, P["dev"][i], y, MIN_COVERAGE)
+    fields, rep = calibrate_head(h, P["dev"][i], y, MIN_COVERAGE, max_false=max_false / 100)
     final = replace_head(spec, dataclasses.replace(h, **fields))
     row = {"shipped": risk_scores(risk_rows(spec, P["test"], recs["test"]), h.labels),
            "dev_flags": rep,
@@ -160,6 +164,8 @@ def main() -> int:
     ap.add_argument("--model", default=None, help="model folder (default: the bundled model)")
     ap.add_argument("--tiers", default="tiny,small,base,pro")
     ap.add_argument("--max-wrong", type=float, default=2.0)
+    ap.add_argument("--max-false", type=float, default=0.5,
+                    help="risk: %% of dev rows without a flag that one flag may fire on")
     ap.add_argument("--out", default=str(HERE / "results" / "wild_calibration.json"))
     ap.add_argument("--write", default=None, help="copy the model here with the dev-chosen "
                     "thresholds and fallbacks written into every tier")
@@ -168,6 +174,7 @@ def main() -> int:
     tiers = args.tiers.split(",")
     files = {t: resolve_model_path(args.model, t) for t in tiers}
     out: dict[str, Any] = {"command": " ".join(sys.argv), "max_wrong": args.max_wrong,
+                           "max_false": args.max_false,
                            "tasks": {}}
     chosen_specs: dict[str, Any] = {}
     data = {task: {sp: load_suite(suite, task=task, split=sp) for sp in ("dev", "test")}
@@ -188,7 +195,7 @@ def main() -> int:
                               for sp, recs in data[task].items()}
             P = {sp: probabilities(model, w) for sp, w in wins[task].items()}
             if task == "risk":
-                row, final = calibrate_flags(spec, P, data[task])
+                row, final = calibrate_flags(spec, P, data[task], args.max_false)
             else:
                 row, final = calibrate_task(spec, task, P, truth[task], fams[task],
                                             args.max_wrong)
@@ -204,7 +211,8 @@ def main() -> int:
         shutil.copytree(src, dst, dirs_exist_ok=True)
         for tier, sp in chosen_specs.items():
             write_thresholds(dst / Path(files[tier]).name, sp,
-                             {"calibration": "wild-dev", "max_wrong": args.max_wrong},
+                             {"calibration": "wild-dev", "max_wrong": args.max_wrong,
+                              "max_false": args.max_false},
                              source="validation split; " + ", ".join(
                                  TASK_HEAD[t] for t in out["tasks"]) + " on the wild suite's "
                              "dev half")

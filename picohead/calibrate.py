@@ -44,23 +44,35 @@ def _f1(pred: np.ndarray, truth: np.ndarray) -> float:
 
 
 def calibrate_head(
-    head: HeadSpec, probs: np.ndarray, y: np.ndarray, min_coverage: float, min_f1: float = MIN_F1
+    head: HeadSpec, probs: np.ndarray, y: np.ndarray, min_coverage: float, min_f1: float = MIN_F1,
+    *, max_false: float | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(new head fields, trade-off report) for one head from validation probabilities."""
+    """(new head fields, trade-off report) for one head from validation probabilities.
+
+    ``max_false`` (multilabel only): a label's threshold must keep the share of rows without any
+    flag that the label fires on at or under it (where no threshold does, the one that fires
+    least), so a flag's best F1 is not bought with false alarms on the negatives."""
     if head.multilabel:
         truth = y > 0.5
+        clean = ~truth.any(1)
         thresholds, report, disabled = {}, {}, []
         for i, lab in enumerate(head.labels):
             if not truth[:, i].any():
                 continue
             f1s = [_f1(probs[:, i] >= t, truth[:, i]) for t in GRID]
-            best = int(np.argmax(f1s))
+            eligible = np.ones(len(GRID), dtype=bool)
+            if max_false is not None and clean.any():
+                fa = np.array([float((probs[clean, i] >= t).mean()) for t in GRID])
+                eligible = fa <= max_false if (fa <= max_false).any() else fa == fa.min()
+            best = max(np.flatnonzero(eligible), key=lambda k: f1s[k])
             thresholds[lab] = float(GRID[best])
             report[lab] = {
                 "threshold": float(GRID[best]),
                 "f1": round(f1s[best], 4),
                 "f1_at_0.5": round(_f1(probs[:, i] >= 0.5, truth[:, i]), 4),
             }
+            if max_false is not None and clean.any():
+                report[lab]["false_alarms"] = round(float((probs[clean, i] >= GRID[best]).mean()), 4)
             if f1s[best] < min_f1:
                 disabled.append(lab)
                 report[lab]["disabled"] = True

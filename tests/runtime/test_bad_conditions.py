@@ -247,9 +247,9 @@ def test_exported_metadata_holds_no_absolute_paths(tiny_path, tmp_path):
 
 @pytest.mark.parametrize("tier", ["tiny", "small", "base", "pro"])
 def test_bundled_metadata_holds_no_absolute_paths(tier):
-    import picohead_runtime
+    from picohead_runtime.model import default_model_dir
 
-    path = Path(picohead_runtime.__file__).parent / "models" / "content-v7" / f"{tier}.onnx"
+    path = default_model_dir() / f"{tier}.onnx"
     if not path.exists():
         pytest.skip(f"no bundled {tier}")
     assert not [s for s in _meta_strings(json.loads(Classifier(path).meta.to_json()))

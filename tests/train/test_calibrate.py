@@ -32,6 +32,23 @@ def test_multilabel_label_too_weak_on_validation_is_disabled():
     assert fields["disabled_labels"] == []
 
 
+def test_multilabel_threshold_keeps_false_alarms_on_clean_rows_under_max_false():
+    # 100 positives, half at 0.6 and half at 0.3; 900 clean rows, 20 look-alikes at 0.35
+    pos = np.r_[np.full(50, 0.6), np.full(50, 0.3)]
+    neg = np.r_[np.full(20, 0.35), np.full(880, 0.01)]
+    probs = np.r_[pos, neg][:, None].astype(np.float32)
+    y = np.r_[np.ones(100), np.zeros(900)][:, None].astype(np.float32)
+    head = HeadSpec(name="risk", kind="multilabel", labels=("a",), threshold=0.5)
+    free, _ = calibrate_head(head, probs, y, min_coverage=0.97)
+    assert free["label_thresholds"]["a"] <= 0.3  # F1 0.91 there, 20 clean rows (2.2 %) flagged
+    fields, report = calibrate_head(head, probs, y, min_coverage=0.97, max_false=0.01)
+    assert 0.3 < fields["label_thresholds"]["a"] <= 0.6 and report["a"]["false_alarms"] == 0.0
+    # no threshold meets an impossible bound: the one that fires least on clean rows
+    fields, _ = calibrate_head(head, np.full_like(probs, 0.99), y, min_coverage=0.97,
+                               max_false=0.0)
+    assert fields["label_thresholds"]["a"] == 0.05  # all equal: the best F1 among them
+
+
 def test_softmax_threshold_keeps_coverage_and_drops_unsure_errors():
     rng = np.random.default_rng(1)
     n = 1000
