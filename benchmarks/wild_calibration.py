@@ -7,7 +7,8 @@ dev half, scored on its test half, beside the shipped (in-corpus) thresholds and
 For each softmax task (mime, code_lang, text_lang) and tier, on wild-test: right / right generic
 answer / wrong / unanswered (% of samples) for (a) the shipped file's thresholds, (b) raw top-1,
 (c) one threshold chosen on dev (``picohead.calibrate.calibrate_under_shift``: the most useful
-answers whose wrong answers stay at or under ``--max-wrong`` %, 2 by default, issue 23's target),
+answers whose wrong answers stay at or under ``--max-wrong`` %, 2 by default, issue 23's target
+for pro; the tiers not in ``--bound-tiers`` take the most useful answers net of the wrong ones),
 (d) for MIME, (c) plus fallbacks to the family's generic type (``picohead.data.labels.
 generic_mime``: application/zip for ZIP containers, text/plain for text, application/octet-stream
 for other binaries; a type outside those tables, such as HEIC or RAR, takes the family its files
@@ -103,7 +104,7 @@ def fallbacks_for(spec: Any) -> dict[str, str]:
 
 
 def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[str]],
-                   fam: Any, max_wrong: float) -> tuple[dict[str, Any], Any]:
+                   fam: Any, max_wrong: float | None) -> tuple[dict[str, Any], Any]:
     """The report row of one task and tier (test outcomes of the shipped, raw and dev-chosen
     settings, and the curve) and the spec with the dev-chosen head."""
     head, same = TASK_HEAD[task], same_fn(task)
@@ -164,6 +165,10 @@ def main() -> int:
     ap.add_argument("--model", default=None, help="model folder (default: the bundled model)")
     ap.add_argument("--tiers", default="tiny,small,base,pro")
     ap.add_argument("--max-wrong", type=float, default=2.0)
+    ap.add_argument("--bound-tiers", default="pro",
+                    help="tiers held to --max-wrong; the others take the most useful answers net "
+                    "of the wrong ones (issue 23's 2 %% bound is for pro: at it tiny answered "
+                    "27.5 %% of wild-test texts right where its raw top-1 is 63.7 %%)")
     ap.add_argument("--max-false", type=float, default=0.5,
                     help="risk: %% of dev rows without a flag that one flag may fire on")
     ap.add_argument("--out", default=str(HERE / "results" / "wild_calibration.json"))
@@ -174,6 +179,7 @@ def main() -> int:
     tiers = args.tiers.split(",")
     files = {t: resolve_model_path(args.model, t) for t in tiers}
     out: dict[str, Any] = {"command": " ".join(sys.argv), "max_wrong": args.max_wrong,
+                           "bound_tiers": args.bound_tiers.split(","),
                            "max_false": args.max_false,
                            "tasks": {}}
     chosen_specs: dict[str, Any] = {}
@@ -197,8 +203,8 @@ def main() -> int:
             if task == "risk":
                 row, final = calibrate_flags(spec, P, data[task], args.max_false)
             else:
-                row, final = calibrate_task(spec, task, P, truth[task], fams[task],
-                                            args.max_wrong)
+                bound = args.max_wrong if tier in args.bound_tiers.split(",") else None
+                row, final = calibrate_task(spec, task, P, truth[task], fams[task], bound)
             d = out["tasks"].setdefault(task, {"dev": len(data[task]["dev"]),
                                                "test": len(data[task]["test"]), "tiers": {}})
             d["tiers"][tier] = row
@@ -211,8 +217,9 @@ def main() -> int:
         shutil.copytree(src, dst, dirs_exist_ok=True)
         for tier, sp in chosen_specs.items():
             write_thresholds(dst / Path(files[tier]).name, sp,
-                             {"calibration": "wild-dev", "max_wrong": args.max_wrong,
-                              "max_false": args.max_false},
+                             {"calibration": "wild-dev", "max_false": args.max_false,
+                              "max_wrong": args.max_wrong if tier in args.bound_tiers.split(",")
+                              else None},
                              source="validation split; " + ", ".join(
                                  TASK_HEAD[t] for t in out["tasks"]) + " on the wild suite's "
                              "dev half")

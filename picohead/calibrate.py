@@ -167,14 +167,14 @@ def replace_head(spec: ModelSpec, head: HeadSpec) -> ModelSpec:
 def calibrate_under_shift(
     spec: ModelSpec, head: str, probs: list[np.ndarray], truth: list[str],
     same: Callable[[str, str], bool], family: Callable[[str], str | None],
-    fallbacks: dict[str, str] | None = None, max_wrong: float = 2.0,
+    fallbacks: dict[str, str] | None = None, max_wrong: float | None = 2.0,
 ) -> tuple[ModelSpec, dict[str, Any]]:
     """One threshold for ``head`` (replacing per-label ones) and, with ``fallbacks``, the
     family-mass threshold, chosen on a held-out set from producers unlike the training data
     (content-v8: the wild suite's dev half): the most useful answers
     whose wrong answers stay at or under ``max_wrong`` % of rows (a right generic answer counts
-    ``GENERIC_WORTH`` of a right specific one); where no threshold keeps that bound, the most
-    useful answers net of the wrong ones.
+    ``GENERIC_WORTH`` of a right specific one); where no threshold keeps that bound (or
+    ``max_wrong`` is None), the most useful answers net of the wrong ones.
     Returns the new spec and the grid it chose from."""
     base = spec.head(head)
     grid = []
@@ -188,7 +188,7 @@ def calibrate_under_shift(
     def useful(o: dict[str, float]) -> float:  # a generic answer tells less than the type
         return o["right"] + GENERIC_WORTH * o["generic_right"]
 
-    ok = [g for g in grid if g[1]["wrong"] <= max_wrong]
+    ok = [g for g in grid if max_wrong is not None and g[1]["wrong"] <= max_wrong]
     if ok:
         best = max(ok, key=lambda g: (useful(g[1]), g[1]["right"], -g[1]["threshold"]))
     else:  # the bound cannot hold: the most useful answers net of the wrong ones

@@ -18,10 +18,18 @@ from collections.abc import Iterable
 from typing import Any
 
 NO_ANSWER = ("unknown", "(absent)", None)
+GENERIC_MARK = "answering the generic type"  # picohead_runtime.decode's fallback reason
 
 
 def _pct(a: int, b: int) -> float | None:
     return round(100.0 * a / b, 2) if b else None
+
+
+def is_generic(row: dict[str, Any]) -> bool:
+    """A family fallback (``application/zip`` for an unsure ODT, see ``HeadSpec.fallbacks``): the
+    runtime's reason says so. Such an answer is neither right nor confident-wrong here; whether
+    its family is right is ``benchmarks/wild_calibration.py``'s right-generic / wrong split."""
+    return GENERIC_MARK in (row.get("reason") or "")
 
 
 def softmax_scores(rows: list[dict[str, Any]], vocab: Iterable[str] | None = None,
@@ -33,10 +41,12 @@ def softmax_scores(rows: list[dict[str, Any]], vocab: Iterable[str] | None = Non
     right = sum(r["final"] == r["truth"] for r in rows)
     raw = sum(r.get("raw") == r["truth"] for r in rows)
     answered = [r for r in rows if r["final"] not in NO_ANSWER]
-    wrong = sum(r["final"] != r["truth"] for r in answered)
+    generic = [r for r in answered if r["final"] != r["truth"] and is_generic(r)]
+    wrong = sum(r["final"] != r["truth"] for r in answered) - len(generic)
     out: dict[str, Any] = {"n": n, "accuracy": _pct(right, n), "raw_top1": _pct(raw, n),
                            "coverage": _pct(len(answered), n),
                            "confident_wrong": _pct(wrong, n),
+                           "generic_answers": _pct(len(generic), n),
                            "accuracy_when_answered": _pct(right, len(answered))}
     if per_class:
         out["per_class"] = per_class_prf(rows)
