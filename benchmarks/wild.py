@@ -227,15 +227,17 @@ def anchor_vocab(tool: str, task: str, langs: list[str], truths: set[str]) -> se
 def softmax_rows(task: str, recs: list[dict[str, Any]], labels: list[Any]) -> list[dict[str, Any]]:
     rows = []
     for r, lab in zip(recs, labels):
+        reason = None
         if isinstance(lab, dict):  # picohead answer
-            final, raw = lab["final"], lab["raw"]
+            final, raw, reason = lab["final"], lab["raw"], lab.get("reason")
             if task == "mime":
                 final, raw = wild_maps.canonical_mime(final), wild_maps.canonical_mime(raw)
         else:
             final = raw = lab
         truth = wild_maps.canonical_mime(r["label"]) if task == "mime" else r["label"]
         rows.append({"truth": truth, "final": final if final is not None else "(absent)",
-                     "raw": raw, "kind": r["kind"], "short": r["size"] < SHORT})
+                     "raw": raw, "reason": reason, "kind": r["kind"],
+                     "short": r["size"] < SHORT})
     return rows
 
 
