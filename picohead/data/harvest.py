@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from picohead.data import textclean, words
-from picohead.data.labels import code_labels, format_labels, text_labels
+from picohead.data.labels import code_labels, format_labels, looks_text, text_labels
 from picohead.data.recipe import reserved_path
 from picohead.data.risk import detect
 from picohead.data.store import BlobStore
@@ -30,18 +30,6 @@ log = logging.getLogger(__name__)
 
 MAX_READ = 8 * 1024 * 1024
 MIN_CODE = 48
-
-
-def _is_text(data: bytes) -> bool:
-    head = data[:8192]
-    if b"\0" in head:
-        return False
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        if e.start < len(head) - 4:  # a cut multibyte char at the end is fine
-            return False
-    return True
 
 
 def seeded(*parts: str) -> random.Random:
@@ -222,7 +210,7 @@ def _make(rule: Rule, rel: str, data: bytes, rng: random.Random, store: BlobStor
     if "words" in d:  # a word list: 1-5-word samples, grouped by producer (picohead.data.words)
         return words.records(d, rel, data, rng, store, source, prov)
     if "code" in d:
-        if len(data) < MIN_CODE or not _is_text(data):
+        if len(data) < MIN_CODE or not looks_text(data):
             return out
         labels: dict[str, Any] = code_labels(d["code"])
         for piece in [data, *cuts(data, rng, ncuts if len(data) < 20000 else ncuts + 1)]:

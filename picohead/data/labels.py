@@ -199,20 +199,25 @@ def generic_mime(mime: str | None) -> str | None:
     return None
 
 
-def generic_of_bytes(data: bytes) -> str:
-    """The generic type a file's own bytes show, for a type :func:`generic_mime` cannot place (the
-    wild suite's HEIC, RAR, DXF, ...): ``application/zip`` for a ZIP local header at offset 0,
-    ``text/plain`` for UTF-8 without NUL bytes in the first 4 KiB (a character cut at the end
-    allowed), else ``application/octet-stream`` -- what ``file --mime-type`` falls back to for
-    content it has no rule for. It reads no other magic numbers: it is no classifier."""
-    if data.startswith(b"PK\x03\x04"):
-        return GENERIC_ZIP
-    head = data[:4096]
+def looks_text(data: bytes) -> bool:
+    """UTF-8 without NUL bytes in the first 8 KiB (a multibyte character cut at the end is fine)."""
+    head = data[:8192]
     if b"\0" in head:
-        return GENERIC_BINARY
+        return False
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as e:
-        if e.start < len(head) - 3:
-            return GENERIC_BINARY
-    return GENERIC_TEXT
+        if e.start < len(head) - 4:
+            return False
+    return True
+
+
+def generic_of_bytes(data: bytes) -> str:
+    """The generic type a file's own bytes show, for a type :func:`generic_mime` cannot place (the
+    wild suite's HEIC, RAR, DXF, ...): ``application/zip`` for a ZIP local header at offset 0,
+    ``text/plain`` for text (:func:`looks_text`), else ``application/octet-stream`` -- what
+    ``file --mime-type`` falls back to for content it has no rule for. It reads no other magic
+    numbers: it is no classifier."""
+    if data.startswith(b"PK\x03\x04"):
+        return GENERIC_ZIP
+    return GENERIC_TEXT if looks_text(data) else GENERIC_BINARY
