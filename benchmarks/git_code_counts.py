@@ -28,7 +28,8 @@ from typing import Any
 def entry_counts(entry: dict[str, Any], mirrors: Path, read: bool = False) -> dict[str, Any]:
     """Matched and taken file counts of one git entry, by code label."""
     from picohead.data.gitmirror import open_mirror
-    from picohead.data.harvest import Rule, _is_text
+    from picohead.data.harvest import Rule
+    from picohead.data.labels import looks_text
     from picohead.data.recipe import reserved_path
 
     m = open_mirror(mirrors, entry["repo"])
@@ -47,7 +48,7 @@ def entry_counts(entry: dict[str, Any], mirrors: Path, read: bool = False) -> di
             rng.shuffle(pool)
             pool = pool[: cap * 2]
             data = dict(m.read([o for _, o, _ in pool]))
-            taken = [r for r in pool if _is_text(data[r[1]])]
+            taken = [r for r in pool if looks_text(data[r[1]])]
         c = out.setdefault(label, {"matched": 0, "taken": 0})
         c["matched"] += len(hits)
         c["taken"] += min(len(taken), cap)
