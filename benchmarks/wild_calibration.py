@@ -13,8 +13,8 @@ for pro; the tiers not in ``--bound-tiers`` take the most useful answers net of 
 generic_mime``: application/zip for ZIP containers, text/plain for text, application/octet-stream
 for other binaries; a type outside those tables, such as HEIC or RAR, takes the family its files
 show in their bytes, ``generic_of_bytes``) with the family threshold chosen on dev, and the test
-curve of (c). Every decision goes through the runtime's decoder on the tier file's probabilities, so a written model
-answers exactly what is reported. A head the model gates off counts as unanswered.
+curve of (c). Every decision goes through the runtime's decoder on the tier file's
+probabilities, so a written model answers exactly what is reported. A head the model gates off counts as unanswered.
 
 For the risk head, each flag's threshold is chosen on dev by the rule used on the validation
 split (``picohead.calibrate.calibrate_head``: the flag's best F1, disabled under 0.5) among the
@@ -146,8 +146,7 @@ def calibrate_flags(spec: Any, P: dict[str, Any], recs: dict[str, list[dict[str,
     """The risk head's per-flag thresholds chosen on wild-dev by the same rule as on validation
     (``calibrate_head``: each flag's best F1, a flag under ``MIN_F1`` disabled) among those that
     flag at most ``max_false`` % of the dev rows without a flag (look-alikes, 0-16-byte inputs,
-    clean hosts), and the test
-    figures (per-flag F1, negatives flagged by kind) of the shipped and the dev-chosen ones."""
+    clean hosts), and the test figures (per-flag F1, negatives flagged by kind) of the shipped and the dev-chosen ones."""
     h = spec.head("risk")
     i = spec.head_names.index("risk")
     y = np.array([[lab in r["label"] for lab in h.labels] for r in recs["dev"]], dtype=np.float32)
@@ -177,9 +176,10 @@ def main() -> int:
     args = ap.parse_args()
     suite = Path(args.suite)
     tiers = args.tiers.split(",")
+    bound_tiers = set(args.bound_tiers.split(","))
     files = {t: resolve_model_path(args.model, t) for t in tiers}
     out: dict[str, Any] = {"command": " ".join(sys.argv), "max_wrong": args.max_wrong,
-                           "bound_tiers": args.bound_tiers.split(","),
+                           "bound_tiers": sorted(bound_tiers),
                            "max_false": args.max_false,
                            "tasks": {}}
     chosen_specs: dict[str, Any] = {}
@@ -203,7 +203,7 @@ def main() -> int:
             if task == "risk":
                 row, final = calibrate_flags(spec, P, data[task], args.max_false)
             else:
-                bound = args.max_wrong if tier in args.bound_tiers.split(",") else None
+                bound = args.max_wrong if tier in bound_tiers else None
                 row, final = calibrate_task(spec, task, P, truth[task], fams[task], bound)
             d = out["tasks"].setdefault(task, {"dev": len(data[task]["dev"]),
                                                "test": len(data[task]["test"]), "tiers": {}})
@@ -218,8 +218,7 @@ def main() -> int:
         for tier, sp in chosen_specs.items():
             write_thresholds(dst / Path(files[tier]).name, sp,
                              {"calibration": "wild-dev", "max_false": args.max_false,
-                              "max_wrong": args.max_wrong if tier in args.bound_tiers.split(",")
-                              else None},
+                              "max_wrong": args.max_wrong if tier in bound_tiers else None},
                              source="validation split; " + ", ".join(
                                  TASK_HEAD[t] for t in out["tasks"]) + " on the wild suite's "
                              "dev half")
@@ -245,16 +244,15 @@ def main() -> int:
               "(a flag under F1 0.5 there is disabled: -).", "",
               "| tier | " + " | ".join(RISK_FLAGS) + " | macro F1 | look-alikes | 0-16 B | clean |",
               "|---|" + "---|" * (len(RISK_FLAGS) + 4)]
+        def fl(r: dict[str, Any], f: str) -> str:
+            v = r["per_flag"].get(f)
+            return "-" if v is None or (v["precision"] == 0 and v["recall"] == 0) else str(v["f1"])
+
+        def neg(r: dict[str, Any], k: str) -> str:
+            return str(r["negatives_flagged"].get(k, {}).get("share"))
+
         for tier, x in out["tasks"]["risk"]["tiers"].items():
             a, b = x["shipped"], x["dev_chosen"]
-
-            def fl(r: dict[str, Any], f: str) -> str:
-                v = r["per_flag"].get(f)
-                return "-" if v is None or (v["precision"] == 0 and v["recall"] == 0) else str(v["f1"])
-
-            def neg(r: dict[str, Any], k: str) -> str:
-                return str(r["negatives_flagged"].get(k, {}).get("share"))
-
             L.append(f"| {tier} | " + " | ".join(f"{fl(a, f)} -> {fl(b, f)}" for f in RISK_FLAGS)
                      + f" | {a['macro_f1']} -> {b['macro_f1']} | "
                      + " | ".join(f"{neg(a, k)} -> {neg(b, k)}" for k in ("lookalike", "tiny",

@@ -61,6 +61,7 @@ def calibrate_head(
                 continue
             f1s = [_f1(probs[:, i] >= t, truth[:, i]) for t in GRID]
             eligible = np.ones(len(GRID), dtype=bool)
+            fa = None
             if max_false is not None and clean.any():
                 fa = np.array([float((probs[clean, i] >= t).mean()) for t in GRID])
                 eligible = fa <= max_false if (fa <= max_false).any() else fa == fa.min()
@@ -71,8 +72,8 @@ def calibrate_head(
                 "f1": round(f1s[best], 4),
                 "f1_at_0.5": round(_f1(probs[:, i] >= 0.5, truth[:, i]), 4),
             }
-            if max_false is not None and clean.any():
-                report[lab]["false_alarms"] = round(float((probs[clean, i] >= GRID[best]).mean()), 4)
+            if fa is not None:
+                report[lab]["false_alarms"] = round(float(fa[best]), 4)
             if f1s[best] < min_f1:
                 disabled.append(lab)
                 report[lab]["disabled"] = True

@@ -17,8 +17,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from picohead_runtime.decode import GENERIC_REASON
+
 NO_ANSWER = ("unknown", "(absent)", None)
-GENERIC_MARK = "answering the generic type"  # picohead_runtime.decode's fallback reason
 
 
 def _pct(a: int, b: int) -> float | None:
@@ -29,7 +30,7 @@ def is_generic(row: dict[str, Any]) -> bool:
     """A family fallback (``application/zip`` for an unsure ODT, see ``HeadSpec.fallbacks``): the
     runtime's reason says so. Such an answer is neither right nor confident-wrong here; whether
     its family is right is ``benchmarks/wild_calibration.py``'s right-generic / wrong split."""
-    return GENERIC_MARK in (row.get("reason") or "")
+    return (row.get("reason") or "").endswith(GENERIC_REASON)
 
 
 def softmax_scores(rows: list[dict[str, Any]], vocab: Iterable[str] | None = None,

@@ -38,6 +38,9 @@ from picohead_runtime.spec import ModelSpec
 HeadOut = HeadResult | MultilabelResult
 
 
+# The end of the reason a head gives when it falls back to its family's generic answer (readers
+# such as the wild suite's metrics tell a generic answer from a specific one by it).
+GENERIC_REASON = "answering the generic type"
 SCORE_DIGITS = 6  # float32 carries ~7 significant digits; more would only be noise in JSON
 
 
@@ -133,7 +136,7 @@ class _Head:
             return UNKNOWN, why
         mass = round(float(row[self.fb_members[g]].astype(np.float64).sum()) * _SCALE) / _SCALE
         if mass >= self.fb_thr:
-            return g, f"{why}; its family {g!r} scores {mass:.3f}, answering the generic type"
+            return g, f"{why}; its family {g!r} scores {mass:.3f}, {GENERIC_REASON}"
         return UNKNOWN, f"{why}, and its family {g!r} only {mass:.3f}"
 
 
