@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from picohead.options import tier_or_all, windows_cache
 from picohead_runtime.spec import SpecError, load_spec
@@ -82,7 +83,16 @@ def _manifests(data: Path, val: Path | None) -> tuple[Path, Path | None]:
     "--bundle",
     type=click.Path(file_okay=False, path_type=Path),
     help="With --recipe: copy the chosen tier files into this runtime model folder and write "
-    "MODEL_CARD.md.",
+    "MODEL_CARD.md (see --card).",
+)
+@click.option(
+    "--card",
+    "card_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("MODEL_CARD.md"),
+    show_default=True,
+    help="With --recipe and --bundle: where the model card is written (a scratch bundle should "
+    "not overwrite the project's card).",
 )
 @click.option(
     "--allow-missing-encoders",
@@ -101,6 +111,7 @@ def train_cmd(
     cache_dir: Path,
     recipe: str | None,
     bundle: Path | None,
+    card_path: Path,
     allow_missing_encoders: bool,
     **overrides: object,
 ) -> None:
@@ -126,16 +137,17 @@ def train_cmd(
         result = run_recipe(
             recipe,
             corpus=corpus,
-            cache=cache_dir if given == click.core.ParameterSource.COMMANDLINE else Path("cache"),
+            cache=cache_dir if given == ParameterSource.COMMANDLINE else Path("cache"),
             runs=out_dir or Path("runs"),
             bundle=bundle,
-            card=Path("MODEL_CARD.md") if bundle else None,
+            card=card_path if bundle else None,
             families=[family] if family else None,
         )
         click.echo(json.dumps(result, indent=1))
         return
-    if bundle is not None or allow_missing_encoders:
-        raise click.UsageError("--bundle and --allow-missing-encoders go with --recipe")
+    card_given = click.get_current_context().get_parameter_source("card_path")
+    if bundle is not None or allow_missing_encoders or card_given == ParameterSource.COMMANDLINE:
+        raise click.UsageError("--bundle, --card and --allow-missing-encoders go with --recipe")
     if out_dir is None:
         raise click.UsageError("--out RUN_DIR is required")
     _train_run(spec_path, data, val, out_dir, family, resume, cache_dir, overrides)

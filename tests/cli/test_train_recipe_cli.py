@@ -40,6 +40,26 @@ def test_recipe_cache_defaults_to_the_cache_root(monkeypatch):
     assert calls[0][1]["cache"] == Path("cache")  # not the windows cache, cache/windows
 
 
+def test_recipe_writes_the_card_where_it_is_told(monkeypatch, tmp_path):
+    calls = _calls(monkeypatch)
+    bundle, card = tmp_path / "bundle", tmp_path / "scratch" / "CARD.md"
+    res = CliRunner().invoke(train_cmd, ["--recipe", "content", "--bundle", str(bundle)])
+    assert res.exit_code == 0, res.output
+    assert calls[-1][1]["card"] == Path("MODEL_CARD.md")  # the project's card by default
+    res = CliRunner().invoke(
+        train_cmd, ["--recipe", "content", "--bundle", str(bundle), "--card", str(card)]
+    )
+    assert res.exit_code == 0, res.output
+    assert calls[-1][1]["card"] == card and calls[-1][1]["bundle"] == bundle
+    res = CliRunner().invoke(train_cmd, ["--recipe", "content"])
+    assert calls[-1][1]["card"] is None  # no bundle, no card
+
+
+def test_card_without_a_recipe_is_a_usage_error(tmp_path):
+    res = CliRunner().invoke(train_cmd, ["--out", str(tmp_path / "r"), "--card", "x.md"])
+    assert res.exit_code == 2 and "--card" in res.output
+
+
 LACKING = requirements.Missing(python=("python-docx",), programs=("ffmpeg", "soffice"))
 
 
