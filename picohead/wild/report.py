@@ -23,7 +23,10 @@ def _f2(x: Any) -> str:
 
 def report_md(out: dict[str, Any]) -> str:
     L = [f"# Wild suite, {out['split']} half: {out['model']} beside the anchors", "",
-         f"{out['records']} records; `{out['command']}` ({out['date']}).", ""]
+         f"{out['records']} records; `{out['command']}` ({out['date']}).", "",
+         "*Generic answers*: the head was unsure and answered its family's generic type "
+         "(`application/octet-stream`, `text/plain`, `application/zip`, ...) instead of a wrong "
+         "specific one; they are neither right nor confident-wrong here.", ""]
     for task, rep in out["tasks"].items():
         L += [f"## {task} ({rep['n']} samples)", ""]
         if task == "risk":
@@ -43,13 +46,14 @@ def report_md(out: dict[str, Any]) -> str:
                     f"| {_f(neg.get('tiny', {}).get('share'))} % |")
             L.append("")
             continue
-        L += ["| tool | accuracy | raw top-1 | coverage | confident-wrong | scored on |",
-              "|---|---|---|---|---|---|"]
+        L += ["| tool | accuracy | raw top-1 | coverage | generic answers | confident-wrong "
+              "| scored on |", "|---|---|---|---|---|---|---|"]
         for t, d in rep["picohead"].items():
             L.append(f"| picohead {t} | {_f(d['accuracy'])} % | {_f(d['raw_top1'])} % | "
-                     f"{_f(d['coverage'])} % | {_f(d['confident_wrong'])} % | all {d['n']} |")
+                     f"{_f(d['coverage'])} % | {_f(d.get('generic_answers'))} % | "
+                     f"{_f(d['confident_wrong'])} % | all {d['n']} |")
         for tool, d in rep["anchors"].items():
-            L.append(f"| {tool} | {_f(d['accuracy'])} % | — | {_f(d['coverage'])} % | "
+            L.append(f"| {tool} | {_f(d['accuracy'])} % | — | {_f(d['coverage'])} % | — | "
                      f"{_f(d['confident_wrong'])} % | {d['n']} it can name |")
         if rep["both"]:
             L += ["", "On the labels both tools output:", "",

@@ -51,6 +51,28 @@ def test_softmax_scores_by_hand() -> None:
     assert metrics.softmax_scores(rows, vocab={"a", "b"}, per_class=False)["n"] == 3
 
 
+def test_the_report_shows_generic_answers_apart_from_wrong_ones() -> None:
+    from picohead.data.labels import generic_mime
+    from picohead.wild.report import report_md
+    from picohead_runtime.decode import GENERIC_REASON
+
+    generic = generic_mime("image/x-tga")
+    rows = [{"truth": "image/png", "final": "image/png", "raw": "image/png", "short": False},
+            {"truth": "image/x-tga", "final": generic, "raw": "image/png", "short": False,
+             "reason": f"score 0.4 ...; its family scores 0.9, {GENERIC_REASON}"},
+            {"truth": "image/gif", "final": "image/png", "raw": "image/png", "short": True}]
+    d = metrics.softmax_scores(rows)
+    d["by_kind"], d["under_256_bytes"] = {}, metrics.softmax_scores(rows[2:], per_class=False)
+    out = {"split": "test", "model": "m", "records": 3, "command": "c", "date": "d",
+           "tasks": {"mime": {"n": 3, "picohead": {"pro": d}, "anchors": {}, "both": {}}},
+           "robustness": {"pro": {"padding": {"1 KB newlines": {"share": 0.0}},
+                                  "batch": {"flipped": 0, "n": 3, "max_score_diff": 0.0},
+                                  "tiny_inputs": {"flagged": 0, "n": 1}}},
+           "anchors_skipped": {}}
+    md = report_md(out)
+    row = next(x for x in md.splitlines() if x.startswith("| picohead pro"))
+    assert row.split(" | ")[1:6] == ["33.3 %", "33.3 %", "100.0 %", "33.3 %", "33.3 %"]
+
 def test_risk_scores_by_hand() -> None:
     rows = [{"truth": ["jwt"], "flags": ["jwt"], "kind": "positive"},
             {"truth": ["password"], "flags": [], "kind": "positive"},
