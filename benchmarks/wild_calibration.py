@@ -13,7 +13,10 @@ for pro; the tiers not in ``--bound-tiers`` take the most useful answers net of 
 generic_mime``: application/zip for ZIP containers, text/plain for text, application/octet-stream
 for other binaries; a type outside those tables, such as HEIC or RAR, takes the family its files
 show in their bytes, ``generic_of_bytes``) with the family threshold chosen on dev, and the test
-curve of (c). Every decision goes through the runtime's decoder on the tier file's
+curve of (c); (e) a threshold per top-1 label (``picohead.calibrate.calibrate_labels_under_shift``,
+with the fallbacks of (d) for MIME), whose penalty for a wrong answer is chosen under the same
+rule on outcomes cross-fitted over dev's producers (records, for text: one treebank a language).
+(e) is what ``--write`` writes. Every decision goes through the runtime's decoder on the tier file's
 probabilities, so a written model answers exactly what is reported. A head the model gates off counts as unanswered.
 
 For the risk head, each flag's threshold is chosen on dev by the rule used on the validation
@@ -48,6 +51,7 @@ import wild_maps  # noqa: E402
 from picohead.calibrate import (  # noqa: E402
     MIN_COVERAGE,
     calibrate_head,
+    calibrate_labels_under_shift,
     calibrate_under_shift,
     replace_head,
     shift_outcomes,
@@ -103,10 +107,19 @@ def fallbacks_for(spec: Any) -> dict[str, str]:
     return {lab: g for lab in h.labels if (g := generic_mime(lab)) is not None and g != lab}
 
 
+def fold_groups(task: str, recs: list[dict[str, Any]]) -> list[str]:
+    """What the per-label calibration cross-fits by: the producer for MIME and code (many a
+    label); the record for text, whose dev half has one producer (treebank) per language, so
+    holding out producers would hold out whole labels."""
+    return [r["id"] if task == "text_lang" else r["producer"] for r in recs]
+
+
 def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[str]],
-                   fam: Any, max_wrong: float | None) -> tuple[dict[str, Any], Any]:
-    """The report row of one task and tier (test outcomes of the shipped, raw and dev-chosen
-    settings, and the curve) and the spec with the dev-chosen head."""
+                   fam: Any, max_wrong: float | None, groups: list[str]
+                   ) -> tuple[dict[str, Any], Any]:
+    """The report row of one task and tier (test outcomes of the shipped, raw, one dev-chosen
+    threshold and per-label dev-chosen settings, and the curve of the one threshold) and the spec
+    with the per-label head (what is written)."""
     head, same = TASK_HEAD[task], same_fn(task)
 
     def test_of(sp: Any) -> dict[str, float]:
@@ -127,7 +140,13 @@ def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[st
         row["dev_fallback"] = rep_fb["chosen"]
         row["dev_chosen_fallback"] = test_of(final)
     row["curve"] = {str(t): test_of(with_head(final, threshold=t)) for t in CURVE}
-    return row, final
+    per_label, rep_l = calibrate_labels_under_shift(
+        spec, head, P["dev"], T["dev"], same, fam,
+        fallbacks=fallbacks_for(spec) if task == "mime" else None, max_wrong=max_wrong,
+        groups=groups)
+    row["dev_per_label"] = rep_l["chosen"]
+    row["dev_chosen_per_label"] = test_of(per_label)
+    return row, per_label
 
 
 def risk_rows(spec: Any, probs: list[np.ndarray], recs: list[dict[str, Any]]
@@ -204,7 +223,8 @@ def main() -> int:
                 row, final = calibrate_flags(spec, P, data[task], args.max_false)
             else:
                 bound = args.max_wrong if tier in bound_tiers else None
-                row, final = calibrate_task(spec, task, P, truth[task], fams[task], bound)
+                row, final = calibrate_task(spec, task, P, truth[task], fams[task], bound,
+                                            fold_groups(task, data[task]["dev"]))
             d = out["tasks"].setdefault(task, {"dev": len(data[task]["dev"]),
                                                "test": len(data[task]["test"]), "tiers": {}})
             d["tiers"][tier] = row
@@ -224,7 +244,8 @@ def main() -> int:
                              "dev half")
     L = ["Wild-test, % of samples: right / right generic / wrong / unanswered.", "",
          "| task | tier | shipped | raw top-1 | dev threshold | at it | + fallbacks (t, f) | at "
-         "them |", "|---|---|---|---|---|---|---|---|"]
+         "them | per label (penalty, labels, f) | at them (written) |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
 
     def f4(x: dict[str, float]) -> str:
         return f"{x['right']} / {x['generic_right']} / {x['wrong']} / {x['unanswered']}"
@@ -234,10 +255,14 @@ def main() -> int:
             continue
         for tier, x in d["tiers"].items():
             fb = x.get("dev_fallback")
+            pl = x["dev_per_label"]
             L.append(f"| {task} | {tier} | {f4(x['shipped'])} | {f4(x['raw'])} | "
                      f"{x['dev_threshold']['threshold']} | {f4(x['dev_chosen'])} | "
                      + (f"{fb['threshold']}, {fb['fallback_threshold']} | "
-                        f"{f4(x['dev_chosen_fallback'])} |" if fb else "- | - |"))
+                        f"{f4(x['dev_chosen_fallback'])} |" if fb else "- | - |")
+                     + f" {pl['penalty']}, {pl['label_thresholds']}, "
+                     f"{pl['fallback_threshold'] if fb else '-'} | "
+                     f"{f4(x['dev_chosen_per_label'])} |")
     if "risk" in out["tasks"]:
         L += ["", "Risk on wild-test, F1 per flag and negatives flagged (look-alikes / 0-16 B "
               "inputs / clean hosts, %): in-corpus thresholds -> flags chosen on wild-dev "

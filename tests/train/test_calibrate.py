@@ -97,3 +97,44 @@ def test_calibration_under_shift_chooses_threshold_and_fallback_on_held_out_rows
     # without fallbacks the same bound leaves them unknown
     plain, _ = calibrate_under_shift(spec, "mime", probs, truth, same, fam.get, max_wrong=0.0)
     assert shift_outcomes(plain, "mime", probs, truth, same, fam.get)["generic_right"] == 0.0
+
+
+def test_per_label_thresholds_keep_a_sure_label_and_silence_an_unsure_one():
+    import numpy as np
+
+    from picohead.calibrate import (
+        calibrate_labels_under_shift,
+        calibrate_under_shift,
+        shift_outcomes,
+    )
+    from picohead_runtime.spec import ModelSpec
+
+    spec = ModelSpec.from_dict({
+        "name": "t", "family": "steady", "tiers": ["tiny"], "window": {"head": 8, "tail": 8},
+        "arch": {"buckets": {"tiny": 16}, "dims": {"tiny": 4}, "ngrams": [1]},
+        "heads": [{"name": "mime", "kind": "softmax",
+                   "labels": ["image/gif", "image/png", "image/tiff"]}]})
+    # GIFs the model is right about at only 0.5; TIFF answers at 0.6-0.7 that are wrong half the
+    # time (PNGs); confident PNGs
+    gif = [[0.5, 0.3, 0.2]] * 20
+    tiff = [[0.1, 0.25, 0.65]] * 20
+    png = [[0.0, 0.95, 0.05]] * 20
+    probs = [np.array(gif + tiff + png, dtype=np.float32)]
+    truth = ["image/gif"] * 20 + ["image/tiff", "image/png"] * 10 + ["image/png"] * 20
+    groups = [f"producer{i % 6}" for i in range(60)]
+    same = str.__eq__
+    one, _ = calibrate_under_shift(spec, "mime", probs, truth, same, lambda t: None,
+                                   max_wrong=2.0)
+    per, rep = calibrate_labels_under_shift(spec, "mime", probs, truth, same, lambda t: None,
+                                            max_wrong=2.0, groups=groups)
+    a = shift_outcomes(one, "mime", probs, truth, same, lambda t: None)
+    b = shift_outcomes(per, "mime", probs, truth, same, lambda t: None)
+    assert a["wrong"] <= 2.0 and b["wrong"] <= 2.0
+    # one threshold must sit over the TIFFs' 0.65 and so over the GIFs' 0.5 too
+    assert a["right"] == round(100 * 20 / 60, 2)
+    # per label: the GIFs answered, the TIFF answers silenced, the PNGs kept
+    assert b["right"] == round(100 * 40 / 60, 2)
+    h = per.head("mime")
+    assert h.threshold_for("image/gif") <= 0.5 < 0.65 < h.threshold_for("image/tiff")
+    assert rep["chosen"]["estimate"] == "cross-fitted by producer"
+    assert rep["chosen"]["estimated"]["wrong"] <= 2.0
