@@ -177,6 +177,15 @@ def replace_head(spec: ModelSpec, head: HeadSpec) -> ModelSpec:
     return spec.replace_heads(tuple(head if h.name == head.name else h for h in spec.heads))
 
 
+def shift_choice_key(o: dict[str, float], max_wrong: float | None) -> tuple[bool, float]:
+    """How the shift calibrations rank outcomes (% right / generic_right / wrong): those within
+    ``max_wrong`` first, by their useful answers (a right generic one worth ``GENERIC_WORTH``);
+    the rest (all, when ``max_wrong`` is None) by their useful answers net of the wrong ones."""
+    useful = o["right"] + GENERIC_WORTH * o["generic_right"]
+    ok = max_wrong is not None and o["wrong"] <= max_wrong
+    return ok, useful if ok else useful - o["wrong"]
+
+
 def calibrate_under_shift(
     spec: ModelSpec, head: str, probs: list[np.ndarray], truth: list[str],
     same: Callable[[str, str], bool], family: Callable[[str], str | None],
@@ -198,14 +207,8 @@ def calibrate_under_shift(
                 fallback_threshold=float(f)))
             grid.append((cand, {"threshold": float(t), "fallback_threshold": float(f),
                                 **shift_outcomes(cand, head, probs, truth, same, family)}))
-    def useful(o: dict[str, float]) -> float:  # a generic answer tells less than the type
-        return o["right"] + GENERIC_WORTH * o["generic_right"]
-
-    ok = [g for g in grid if max_wrong is not None and g[1]["wrong"] <= max_wrong]
-    if ok:
-        best = max(ok, key=lambda g: (useful(g[1]), g[1]["right"], -g[1]["threshold"]))
-    else:  # the bound cannot hold: the most useful answers net of the wrong ones
-        best = max(grid, key=lambda g: (useful(g[1]) - g[1]["wrong"], g[1]["right"]))
+    best = max(grid, key=lambda g: (*shift_choice_key(g[1], max_wrong), g[1]["right"],
+                                    -g[1]["threshold"]))
     return best[0], {"chosen": best[1], "grid": [g[1] for g in grid]}
 
 
@@ -294,15 +297,8 @@ def calibrate_labels_under_shift(
             est = {k: round(100 * float(c) / max(1, len(truth)), 2) for k, c in zip(kinds, counts)}
             candidates.append(({"penalty": pen, "fallback_threshold": float(f)}, value, est))
 
-    def useful(o: dict[str, float]) -> float:
-        return o["right"] + GENERIC_WORTH * o["generic_right"]
-
-    ok = [c for c in candidates if max_wrong is not None and c[2]["wrong"] <= max_wrong]
-    if ok:
-        best_c = max(ok, key=lambda c: (useful(c[2]), c[2]["right"], c[0]["penalty"]))
-    else:
-        best_c = max(candidates, key=lambda c: (useful(c[2]) - c[2]["wrong"], c[2]["right"]))
-    setting, value, est = best_c
+    setting, value, est = max(candidates, key=lambda c: (*shift_choice_key(c[2], max_wrong),
+                                                         c[2]["right"], c[0]["penalty"]))
     head_t, chosen = fit(everyone, value)
     final = replace_head(spec, dataclasses.replace(
         base, threshold=float(grid[head_t]),
