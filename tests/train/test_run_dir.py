@@ -75,7 +75,8 @@ def test_a_recipe_plan_with_an_unknown_key_names_it(tmp_path):
 def test_the_shipped_recipe_plan_loads():
     from picohead.pipeline import load_train_plan
 
-    assert set(load_train_plan("content")["families"]) == {"steady", "bytes"}
+    # bytes won no tier on corpus v2 (benchmarks/results/content_v8/bytes_family_trial.md)
+    assert set(load_train_plan("content")["families"]) == {"steady"}
 
 
 @pytest.mark.parametrize(
