@@ -112,16 +112,16 @@ def test_per_label_thresholds_keep_a_sure_label_and_silence_an_unsure_one():
     spec = ModelSpec.from_dict({
         "name": "t", "family": "steady", "tiers": ["tiny"], "window": {"head": 8, "tail": 8},
         "arch": {"buckets": {"tiny": 16}, "dims": {"tiny": 4}, "ngrams": [1]},
-        "heads": [{"name": "mime", "kind": "softmax",
-                   "labels": ["image/gif", "image/png", "image/tiff"]}]})
-    # GIFs the model is right about at only 0.5; TIFF answers at 0.6-0.7 that are wrong half the
-    # time (PNGs); confident PNGs
-    gif = [[0.5, 0.3, 0.2]] * 20
-    tiff = [[0.1, 0.25, 0.65]] * 20
-    png = [[0.0, 0.95, 0.05]] * 20
+        "heads": [{"name": "mime", "kind": "softmax", "threshold": 0.6,
+                   "labels": ["image/gif", "image/png", "image/tiff", "image/bmp"]}]})
+    # GIFs the model is right about at only 0.5; TIFF answers at 0.65 that are wrong half the
+    # time (PNGs); confident PNGs; no row for BMP, which keeps its validation threshold (0.6)
+    gif = [[0.5, 0.3, 0.2, 0.0]] * 40
+    tiff = [[0.1, 0.25, 0.65, 0.0]] * 40
+    png = [[0.0, 0.95, 0.05, 0.0]] * 40
     probs = [np.array(gif + tiff + png, dtype=np.float32)]
-    truth = ["image/gif"] * 20 + ["image/tiff", "image/png"] * 10 + ["image/png"] * 20
-    groups = [f"producer{i % 6}" for i in range(60)]
+    truth = ["image/gif"] * 40 + ["image/tiff", "image/png"] * 20 + ["image/png"] * 40
+    groups = [f"producer{i % 10}" for i in range(120)]
     same = str.__eq__
     one, _ = calibrate_under_shift(spec, "mime", probs, truth, same, lambda t: None,
                                    max_wrong=2.0)
@@ -131,10 +131,11 @@ def test_per_label_thresholds_keep_a_sure_label_and_silence_an_unsure_one():
     b = shift_outcomes(per, "mime", probs, truth, same, lambda t: None)
     assert a["wrong"] <= 2.0 and b["wrong"] <= 2.0
     # one threshold must sit over the TIFFs' 0.65 and so over the GIFs' 0.5 too
-    assert a["right"] == round(100 * 20 / 60, 2)
+    assert a["right"] == round(100 * 40 / 120, 2)
     # per label: the GIFs answered, the TIFF answers silenced, the PNGs kept
-    assert b["right"] == round(100 * 40 / 60, 2)
+    assert b["right"] == round(100 * 80 / 120, 2)
     h = per.head("mime")
     assert h.threshold_for("image/gif") <= 0.5 < 0.65 < h.threshold_for("image/tiff")
+    assert h.threshold_for("image/bmp") == 0.6 == h.threshold  # no evidence: its own threshold
     assert rep["chosen"]["estimate"] == "cross-fitted by producer"
     assert rep["chosen"]["estimated"]["wrong"] <= 2.0
