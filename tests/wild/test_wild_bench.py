@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from picohead.wild.suite import StageWriter, finalise
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,10 +93,16 @@ def test_wild_calibration_chooses_on_dev_and_writes_every_head(tmp_path: Path) -
     recs = [json.loads(line) for line in (suite / "manifest.jsonl").read_text().splitlines()]
     both = [{**r, "split": sp} for r in recs for sp in ("dev", "test")]
     (suite / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in both))
+    # the suite's own blobs stand in for a corpus's validation split (--corpus reports on it)
+    heads = {"mime": "mime", "code_lang": "code_lang", "text_lang": "text_lang"}
+    (suite / "val.jsonl").write_text("".join(
+        json.dumps({"path": r["path"], "labels": {heads[r["task"]]: r["label"]}}) + "\n"
+        for r in recs if r["task"] in heads))
     out, copy = tmp_path / "cal.json", tmp_path / "model"
     p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "wild_calibration.py"),
                         "--suite", str(suite), "--tiers", "small", "--out", str(out),
-                        "--write", str(copy)], capture_output=True, text=True, timeout=240)
+                        "--write", str(copy), "--corpus", str(suite)],
+                       capture_output=True, text=True, timeout=240)
     assert p.returncode == 0, p.stderr
     rep = json.loads(out.read_text())
     assert set(rep["tasks"]) == {"mime", "code_lang", "text_lang", "risk"}
@@ -105,6 +113,9 @@ def test_wild_calibration_chooses_on_dev_and_writes_every_head(tmp_path: Path) -
     assert mime["dev_per_label"]["penalty"] > 0 and "dev_chosen_per_label" in mime
     assert "per label (penalty, labels, f)" in out.with_suffix(".md").read_text()
     assert mime["written"] in ("per_label", "one_threshold")
+    assert set(mime["corpus_val"]) == {"shipped", "one_threshold", "per_label"}
+    assert sum(mime["corpus_val"]["shipped"].values()) == pytest.approx(100, abs=0.1)
+    assert "corpus's validation split" in out.with_suffix(".md").read_text()
     meta = json.loads({p.key: p.value for p in onnx.load(str(copy / "small.onnx")).metadata_props}
                       [META_KEY])
     assert "wild suite's dev half" in meta["extra"]["calibration"]
