@@ -1,0 +1,37 @@
+"""benchmarks/tiny_inputs.py: the enumerated 0-3-byte inputs and its report on the bundled model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import tiny_inputs  # noqa: E402
+
+
+def test_the_inputs_are_short_distinct_and_cover_every_byte() -> None:
+    probes = tiny_inputs.inputs()
+    assert len(probes) == len(set(probes)) and max(map(len, probes)) <= 3
+    assert b"" in probes and all(bytes([i]) in probes for i in range(256))
+    assert b"\x1f\x8b\x08" in probes and b"{}" in probes
+
+
+def test_the_report_counts_flags_per_model_and_tier(tmp_path: Path) -> None:
+    out = tmp_path / "tiny.json"
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "tiny_inputs.py"),
+                        str(ROOT / "runtime/picohead_runtime/models/content-v8"),
+                        "--tiers", "tiny", "pro", "--out", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rep = json.loads(out.read_text())
+    (model,) = rep["models"].values()
+    assert set(model) == {"tiny", "pro"}
+    for d in model.values():
+        assert d["inputs"] == rep["inputs"] == len(tiny_inputs.inputs())
+        assert d["flagged"] <= d["inputs"] and sum(d["flags"].values()) >= d["flagged"]
+    assert model["tiny"]["flagged"] == 0  # tiny has no risk detector: every flag is off
+    assert "| pro |" in out.with_suffix(".md").read_text()
