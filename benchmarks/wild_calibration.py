@@ -14,12 +14,14 @@ net of the wrong ones),
 generic_mime``: application/zip for ZIP containers, text/plain for text, application/octet-stream
 for other binaries; a type outside those tables, such as HEIC or RAR, takes the family its files
 show in their bytes, ``generic_of_bytes``) with the family threshold chosen on dev, and the test
-curve of (c); (e) a threshold per top-1 label refining (c)/(d) (``picohead.calibrate.
-calibrate_labels_under_shift``: a label with too few dev rows keeps (c)/(d)'s threshold), whose penalty for a wrong answer is chosen under the same
-rule on outcomes cross-fitted over dev's producers (records, for text: one treebank a language).
-``--write`` writes (e) where its cross-fitted dev outcome ranks above (c)/(d)'s dev outcome by that
-rule (``picohead.calibrate.shift_choice_key``), else (c)/(d); the report's last column says which. Every decision goes through the runtime's decoder on the tier file's
-probabilities, so a written model answers exactly what is reported. A head the model gates off counts as unanswered.
+curve of (c); (e) a threshold per top-1 label refining (c)/(d)
+(``picohead.calibrate.calibrate_labels_under_shift``: a label with too few dev rows keeps
+(c)/(d)'s threshold), whose penalty for a wrong answer is chosen under the same rule on outcomes
+cross-fitted over dev's producers (records, for text: one treebank a language). ``--write``
+writes (e) where its cross-fitted dev outcome ranks above (c)/(d)'s dev outcome by that rule
+(``picohead.calibrate.shift_choice_key``), else (c)/(d); the report's last column says which.
+Every decision goes through the runtime's decoder on the tier file's probabilities, so a written
+model answers exactly what is reported. A head the model gates off counts as unanswered.
 
 For the risk head, each flag's threshold is chosen on dev by the rule used on the validation
 split (``picohead.calibrate.calibrate_head``: the flag's best F1, disabled under 0.5) among the
@@ -88,6 +90,11 @@ def probabilities(model: Any, wins: tuple[np.ndarray, np.ndarray]) -> list[np.nd
     return scoring.run_batched(model.session, model.output_names, *wins, batch_size=256)
 
 
+def truth_of(task: str, label: Any) -> Any:
+    """A label as the report compares it: MIME names folded onto the suite's (``wild_maps``)."""
+    return wild_maps.canonical_mime(label) if task == "mime" else label
+
+
 def same_fn(task: str) -> Any:
     if task == "mime":
         return lambda a, t: wild_maps.canonical_mime(a) == t
@@ -151,6 +158,7 @@ def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[st
     def with_head(sp: Any, **fields: Any) -> Any:
         return replace_head(sp, dataclasses.replace(sp.head(head), **fields))
 
+    fallbacks = fallbacks_for(spec) if task == "mime" else None
     plain, rep = calibrate_under_shift(spec, head, P["dev"], T["dev"], same, fam,
                                        max_wrong=max_wrong)
     row = {"shipped": test_of(spec), "raw": test_of(with_head(spec, threshold=0.0,
@@ -159,15 +167,14 @@ def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[st
     final = plain
     if task == "mime":
         final, rep_fb = calibrate_under_shift(spec, head, P["dev"], T["dev"], same, fam,
-                                              fallbacks=fallbacks_for(spec), max_wrong=max_wrong)
+                                              fallbacks=fallbacks, max_wrong=max_wrong)
         row["dev_fallback"] = rep_fb["chosen"]
         row["dev_chosen_fallback"] = test_of(final)
     row["curve"] = {str(t): test_of(with_head(final, threshold=t)) for t in CURVE}
     # refines the one-threshold choice: a label without dev evidence keeps its threshold
     per_label, rep_l = calibrate_labels_under_shift(
         final, head, P["dev"], T["dev"], same, fam,
-        fallbacks=fallbacks_for(spec) if task == "mime" else None, max_wrong=max_wrong,
-        groups=groups)
+        fallbacks=fallbacks, max_wrong=max_wrong, groups=groups)
     row["dev_per_label"] = rep_l["chosen"]
     row["dev_chosen_per_label"] = test_of(per_label)
     # written: per-label thresholds where their cross-fitted dev outcome beats the one threshold's
@@ -248,8 +255,8 @@ def main() -> int:
     chosen_specs: dict[str, Any] = {}
     data = {task: {sp: load_suite(suite, task=task, split=sp) for sp in ("dev", "test")}
             for task in TASKS}
-    truth = {task: {sp: [wild_maps.canonical_mime(r["label"]) if task == "mime" else r["label"]
-                         for r in recs] for sp, recs in d.items()} for task, d in data.items()}
+    truth = {task: {sp: [truth_of(task, r["label"]) for r in recs] for sp, recs in d.items()}
+             for task, d in data.items()}
     fams = {task: family_fn(task, suite, [r for recs in d.values() for r in recs])
             for task, d in data.items()}
     wins: dict[str, dict[str, Any]] = {}
@@ -273,9 +280,8 @@ def main() -> int:
                 if task in crows:
                     if task not in cwins:
                         cwins[task] = windows(Path(args.corpus), crows[task], spec.window)
-                    labs = [r["labels"][TASK_HEAD[task]] for r in crows[task]]
                     cor = (probabilities(model, cwins[task]),
-                           [wild_maps.canonical_mime(x) if task == "mime" else x for x in labs])
+                           [truth_of(task, r["labels"][TASK_HEAD[task]]) for r in crows[task]])
                 row, final = calibrate_task(spec, task, P, truth[task], fams[task], bound,
                                             fold_groups(task, data[task]["dev"]), cor)
             d = out["tasks"].setdefault(task, {"dev": len(data[task]["dev"]),
