@@ -231,6 +231,61 @@ def crop_batch(
     return x, lengths
 
 
+SHORT_PUNCT = b"{}[]()<>\"'`\\/|,;:.!?@#$%^&*-_=+~ \n\t\r\x00"
+
+
+def short_input(row: bytes, rng: np.random.Generator, short_max: int) -> tuple[bytes, bool]:
+    """A 0..``short_max``-byte input and whether it was cut from ``row`` (else made up)."""
+    kind = int(rng.integers(4))
+    if kind == 0 or not row:  # 0-3 arbitrary bytes
+        return bytes(rng.integers(0, 256, int(rng.integers(0, 4))).astype(np.uint8)), False
+    if kind == 1:  # 1-4 bytes of punctuation, whitespace, NUL
+        picks = rng.integers(0, len(SHORT_PUNCT), int(rng.integers(1, 5)))
+        return bytes(SHORT_PUNCT[i] for i in picks), False
+    k = int(rng.integers(1, min(short_max, len(row)) + 1))
+    off = 0 if kind == 2 else int(rng.integers(0, len(row) - k + 1))
+    return row[off : off + k], True
+
+
+def short_batch(
+    x: torch.Tensor,
+    lengths: torch.Tensor,
+    labels: Labels,
+    cfg: TrainConfig,
+    rng: np.random.Generator,
+    relabel: dict[str, Relabeller],
+) -> int:
+    """Turn a ``cfg.short_prob`` share of the rows into short inputs in place (see
+    TrainConfig): the ``relabel`` heads are relabelled from the new bytes, every other head is
+    unset. Returns how many rows changed."""
+    if not relabel:
+        raise ValueError("short_prob needs crop_relabel: the heads short inputs are labelled for")
+    if not 0 < cfg.short_max <= x.shape[1]:
+        raise ValueError(f"short_max: {cfg.short_max!r} must lie in 1..{x.shape[1]}")
+    rows = np.flatnonzero(rng.random(x.shape[0]) < cfg.short_prob)
+    for r in rows:
+        full = int(lengths[r])
+        new, cut = short_input(bytes(x[r, :full].numpy()), rng, cfg.short_max)
+        x[r] = 0
+        if new:
+            x[r, : len(new)] = torch.frombuffer(bytearray(new), dtype=torch.uint8)
+        lengths[r] = len(new)
+        for name, m in labels[1].items():
+            if name not in relabel:
+                m[r] = False
+                continue
+            fn, names = relabel[name]
+            y = labels[0][name]
+            flags = [n for n, v in zip(names, y[r]) if v > 0.5] if cut and m[r] else []
+            found = fn(new, flags)
+            if found is None:
+                m[r] = False
+            else:
+                m[r] = True
+                y[r] = [float(n in found) for n in names]
+    return len(rows)
+
+
 def head_losses(spec: ModelSpec, logits: dict[str, torch.Tensor], labels: Labels) -> torch.Tensor:
     total = torch.zeros(())
     for h in spec.heads:
@@ -552,6 +607,8 @@ def train_step(
         augment_batch(x, lengths, labels, hooks.augment, cfg.augment_prob, rng)
     if cfg.crop_prob > 0:
         x, lengths = crop_batch(x, lengths, labels, cfg, rng, set(hooks.multilabel), hooks.relabel)
+    if cfg.short_prob > 0:
+        short_batch(x, lengths, labels, cfg, rng, hooks.relabel)
     prepared = model.prepare(x, lengths)
     for g in opt.param_groups:
         g["lr"] = lr_at(step, total, cfg)

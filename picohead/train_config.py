@@ -64,6 +64,13 @@ class TrainConfig:
     crop_prob: float = 0.0
     crop_min: int = 8
     crop_max: int = 256
+    # Short inputs: this share of each batch becomes a 0..short_max-byte input (a few random
+    # bytes, punctuation and whitespace, or the row's own first or some middle bytes) that only
+    # the ``crop_relabel`` heads are trained on, relabelled from its bytes (no flag without
+    # evidence: a phone number that survives the cut keeps its flag). Every other head is unset,
+    # so the short inputs teach "no evidence, no flag" without teaching any type or language.
+    short_prob: float = 0.0
+    short_max: int = 16
     # Multilabel heads whose crops are relabelled instead of dropped: head name -> "module:function"
     # called as f(excerpt_bytes, positive_label_names) -> the excerpt's label names, or None to
     # leave the row unlabelled (e.g. {"risk": "picohead.data.risk:relabel_excerpt"}).

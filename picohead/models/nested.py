@@ -11,6 +11,7 @@ What it does not do: choose widths (the family configs do) or decide what is exp
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -82,40 +83,46 @@ class SlimLayerNorm(nn.Module):
 class TierHeads(nn.Module):
     """One linear head per task per tier (Matryoshka: each tier's head reads its own prefix).
 
-    Heads named in ``extra_heads`` also read ``extra_dims[tier]`` more features (passed to
-    :meth:`forward` as ``extra``), e.g. a detector only the risk head uses.
+    ``extras`` are feature groups only some heads read: ``(dims per tier, head names)`` each,
+    passed to :meth:`forward` in the same order (e.g. a detector only the risk head uses, or
+    format features the type heads use). A head reads ``z`` and then every group naming it.
     """
 
     def __init__(
         self,
         dims: dict[str, int],
         head_sizes: dict[str, int],
-        extra_dims: dict[str, int] | None = None,
-        extra_heads: tuple[str, ...] = (),
+        extras: Sequence[tuple[dict[str, int], Collection[str]]] = (),
     ) -> None:
         super().__init__()
-        self.extra_heads = set(extra_heads) if extra_dims else set()
-        more = extra_dims or {}
+        self.extras = [(dict(d), frozenset(names)) for d, names in extras]
+
+        def width(tier: str, head: str) -> int:
+            return dims[tier] + sum(d.get(tier, 0) for d, names in self.extras if head in names)
+
         self.heads = nn.ModuleDict(
             {
                 tier: nn.ModuleDict(
-                    {
-                        h: nn.Linear(d + (more.get(tier, 0) if h in self.extra_heads else 0), n)
-                        for h, n in head_sizes.items()
-                    }
+                    {h: nn.Linear(width(tier, h), n) for h, n in head_sizes.items()}
                 )
-                for tier, d in dims.items()
+                for tier in dims
             }
         )
 
     def forward(
-        self, z: torch.Tensor, tier: str, extra: torch.Tensor | None = None
+        self, z: torch.Tensor, tier: str, extras: Sequence[torch.Tensor | None] = ()
     ) -> dict[str, torch.Tensor]:
         heads: nn.ModuleDict = self.heads[tier]  # type: ignore[assignment]
-        if extra is None:
+        groups = [
+            (x, names) for x, (_, names) in zip(extras, self.extras, strict=True) if x is not None
+        ]
+        if not groups:
             return {name: lin(z) for name, lin in heads.items()}
-        wide = torch.cat((z, extra), dim=1)
-        return {name: lin(wide if name in self.extra_heads else z) for name, lin in heads.items()}
+        out = {}
+        for name, lin in heads.items():
+            parts = [z, *(x for x, names in groups if name in names)]
+            out[name] = lin(torch.cat(parts, dim=1) if len(parts) > 1 else z)
+        return out
 
 
 def slice_state_dict(

@@ -118,8 +118,10 @@ class HeadSpec:
             d["label_thresholds"] = dict(self.label_thresholds)
         if self.disabled_labels:
             d["disabled_labels"] = list(self.disabled_labels)
-        if self.fallbacks:
-            d["fallbacks"] = dict(self.fallbacks)
+        if self.fallbacks:  # written per family (generic -> members): each generic once
+            d["fallbacks"] = {
+                g: [k for k, v in self.fallbacks.items() if v == g] for g in self.generic_labels
+            }
             d["fallback_threshold"] = self.fallback_threshold
         return d
 
@@ -320,11 +322,7 @@ def _parse_head(d: Any, i: int, source: str) -> HeadSpec:
             raise _fail(
                 source, f"{where}.disabled_labels", f"{k!r} is not one of this head's labels"
             )
-    fallbacks = d.get("fallbacks") or {}
-    if not isinstance(fallbacks, Mapping) or not all(
-        isinstance(v, str) and v for v in fallbacks.values()
-    ):
-        raise _fail(source, f"{where}.fallbacks", "must map label -> generic label (a string)")
+    fallbacks = _fallback_members(d.get("fallbacks") or {}, f"{where}.fallbacks", source)
     if fallbacks and kind != "softmax":
         raise _fail(source, f"{where}.fallbacks", "only a softmax head falls back to generic labels")
     for k, v in fallbacks.items():
@@ -345,6 +343,24 @@ def _parse_head(d: Any, i: int, source: str) -> HeadSpec:
         fallbacks={str(k): str(v) for k, v in fallbacks.items()},
         fallback_threshold=fb_thr,
     )
+
+
+def _fallback_members(value: Any, where: str, source: str) -> dict[str, str]:
+    """label -> generic from a spec's ``fallbacks``: ``{generic: [label, ...]}`` (how specs are
+    written) or ``{label: generic}`` (files written before 2026-12-03)."""
+    if not isinstance(value, Mapping):
+        raise _fail(source, where, "must map generic label -> its labels")
+    if all(isinstance(v, str) and v for v in value.values()):
+        return {str(k): v for k, v in value.items()}
+    out: dict[str, str] = {}
+    for generic, members in value.items():
+        if not (isinstance(generic, str) and generic and isinstance(members, list)):
+            raise _fail(source, f"{where}.{generic}", "must list the labels of this generic label")
+        for k in members:
+            if not isinstance(k, str) or k in out:
+                raise _fail(source, f"{where}.{generic}", f"{k!r}: a label string, once")
+            out[k] = generic
+    return out
 
 
 def _parse_spec(data: Any, source: str) -> ModelSpec:

@@ -262,6 +262,24 @@ def test_fallbacks_are_checked_and_round_trip():
         _spec(risk={"fallbacks": {"email": "pii"}})
 
 
+def test_fallbacks_are_written_per_family_and_both_forms_read():
+    from picohead_runtime.spec import SpecError
+
+    spec = _fallback_spec()
+    written = spec.to_dict()["heads"]
+    lang = next(h for h in written if h["name"] == "lang")
+    assert lang["fallbacks"] == {"source": ["python", "c"]}  # each generic once: smaller files
+    assert _spec(lang={"fallbacks": {"source": ["python", "c"]}}).head("lang").fallbacks == {
+        "python": "source",
+        "c": "source",
+    }
+    for over, msg in [({"fallbacks": {"source": ["python"], "other": ["python"]}}, "once"),
+                      ({"fallbacks": {"source": ["rust"]}}, "fallbacks.rust"),
+                      ({"fallbacks": {"source": "python", "x": ["c"]}}, "must list")]:
+        with pytest.raises(SpecError, match=msg):
+            _spec(lang=over)
+
+
 def test_fail_on_accepts_a_generic_answer_and_still_rejects_a_typo():
     from picohead_runtime.cli import check_fail_on
     from picohead_runtime.errors import UsageError
