@@ -34,9 +34,8 @@ def tier_spec(spec: ModelSpec, tier: str) -> ModelSpec:
     full = with_full_arch(spec)
     arch = dict(full.arch)
     per_tier = ("widths", "buckets", "dims", "local_dims", "local_hidden", "attn_depth")
-    per_tier_optional = ("local_rows", "format_rows", "format_dims", "format_units")
-    for key in (*per_tier, *per_tier_optional):
-        if arch.get(key):  # these may be empty (one size for every tier, or no such part)
+    for key in (*per_tier, "local_rows"):
+        if arch.get(key):  # local_rows may be empty (one size for every tier)
             arch[key] = {tier: arch[key][tier]}
     if "attn_depth" in arch:  # the standalone tier holds only the layers it runs
         arch["attn_layers"] = arch["attn_depth"][tier]

@@ -127,35 +127,11 @@ class SteadyConfig:
         default_factory=lambda: {"tiny": 16, "small": 24, "base": 32, "pro": 48}
     )  # max-pooled detector units per tier (0: this tier has no detector)
     local_heads: tuple[str, ...] = ()  # heads that read the detector (empty: every head)
-    # Format features (off unless ``format_ngrams`` is set): the n-grams starting at the first
-    # ``format_head`` offsets and at each of ``format_offsets`` (tar's 257, ...) are hashed with
-    # their offset, the ones ending in the last ``format_tail`` bytes with their distance from the
-    # end (read backwards); per offset their embeddings are summed, passed through one ReLU layer
-    # and max-pooled into ``format_units`` features that the ``format_heads`` read beside the mean.
-    # Magic numbers and fixed-offset structure then move the type heads however long the file is
-    # (in the mean, the 16 positional n-grams weigh 0.1 of thousands of body n-grams).
-    format_ngrams: tuple[int, ...] = ()
-    format_head: int = 0  # offsets 0 .. format_head - 1
-    format_offsets: tuple[int, ...] = ()  # more offsets from the start (each >= format_head)
-    format_tail: int = 0  # n-grams ending 0 .. format_tail - 1 bytes before the end
-    format_rows: dict[str, int] = field(default_factory=dict)  # hash rows per tier (powers of 2)
-    format_dims: dict[str, int] = field(default_factory=dict)  # embedding dims per tier
-    format_units: dict[str, int] = field(default_factory=dict)  # max-pooled units (0: none)
-    format_heads: tuple[str, ...] = ()  # heads that read them (empty: every head)
 
     @property
     def local(self) -> bool:
         """Whether the model has a detector (some n-grams, and some tier with units)."""
         return self.detector_kinds and any(v > 0 for v in self.local_hidden.values())
-
-    @property
-    def format(self) -> bool:
-        """Whether the model has format features (n-grams, and some tier with units)."""
-        return bool(self.format_ngrams) and any(v > 0 for v in self.format_units.values())
-
-    def format_starts(self) -> tuple[int, ...]:
-        """The offsets from the start whose n-grams the format features read."""
-        return (*range(self.format_head), *self.format_offsets)
 
     @property
     def detector_kinds(self) -> bool:
@@ -183,28 +159,6 @@ class SteadyConfig:
             if self.local_rows:
                 _table_rows(self.local_rows, tiers, "local_rows")
 
-        if self.format_ngrams:
-            if any(n < 1 or n > 16 for n in self.format_ngrams):
-                raise SpecError("arch.format_ngrams: n-gram lengths must be in 1..16")
-            ints = (self.format_head, self.format_tail, *self.format_offsets)
-            if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in ints):
-                raise SpecError(
-                    "arch.format_head/format_tail/format_offsets: non-negative integers"
-                )
-            if any(o < self.format_head for o in self.format_offsets) or len(
-                set(self.format_offsets)
-            ) != len(self.format_offsets):
-                raise SpecError(
-                    "arch.format_offsets: distinct offsets, each >= format_head (those are read)"
-                )
-            if not (self.format_starts() or self.format_tail):
-                raise SpecError(
-                    "arch: format_ngrams needs format_head, format_offsets or format_tail"
-                )
-            _table_rows(self.format_rows, tiers, "format_rows")
-            _tier_map(self.format_dims, tiers, "format_dims")
-            _tier_map(self.format_units, tiers, "format_units", allow_zero=True)
-
     def detector_rows(self, tier: str) -> int:
         """The detector hash-table rows ``tier`` reads (a prefix of the table)."""
         return self.local_rows[tier] if self.local_rows else self.local_buckets
@@ -219,7 +173,30 @@ RETIRED_ARCH: dict[str, tuple[Any, str]] = {
     "position_sum": (False, "position_sum_trial.json"),
     "lower_ngrams": ([], "added, never trained in a recipe"),
     "word_ngrams": ([], "word_ngrams_trial.json"),
+    # format features: offset-keyed n-grams of the first bytes, max-pooled into the type heads
+    **{
+        key: (off, "content_v8/format_short_trial.md")
+        for key, off in (
+            ("format_ngrams", []),
+            ("format_head", 0),
+            ("format_offsets", []),
+            ("format_tail", 0),
+            ("format_rows", {}),
+            ("format_dims", {}),
+            ("format_units", {}),
+            ("format_heads", []),
+        )
+    },
 }
+
+
+def _is_off(value: Any, off: Any) -> bool:
+    """Whether ``value`` is a retired key's off value (False, 0 or an empty container)."""
+    if isinstance(off, bool):
+        return value is off
+    if isinstance(off, int):
+        return isinstance(value, int) and not isinstance(value, bool) and value == off
+    return isinstance(value, (list, tuple, Mapping)) and len(value) == 0
 
 
 def _drop_retired(arch: Mapping[str, Any]) -> dict[str, Any]:
@@ -229,10 +206,7 @@ def _drop_retired(arch: Mapping[str, Any]) -> dict[str, Any]:
         if key not in out:
             continue
         value = out.pop(key)
-        is_off = value is False if off is False else (
-            isinstance(value, (list, tuple, Mapping)) and len(value) == 0
-        )
-        if not is_off:
+        if not _is_off(value, off):
             raise SpecError(
                 f"arch.{key}: retired (tried and not adopted: {trial}); only its off value "
                 f"{off!r} is accepted, got {value!r}; remove the key"

@@ -209,7 +209,7 @@ def conv_windows(
 
     One float32 Conv with 0/1 kernels (exact: every output is one input value), which
     onnxruntime runs as one small GEMM; index arithmetic, a Gather of every window byte and a
-    broadcast comparison per n-gram kind cost ~3x more. The export path (and the format features, which train on it too).
+    broadcast comparison per n-gram kind cost ~3x more. The export path only.
     """
     width = chans[0].shape[1]
     pos = torch.arange(width, device=chans[0].device)
@@ -384,71 +384,6 @@ def aligned_hashes(
     return torch.stack(out_h), torch.stack(out_m)
 
 
-FORMAT_SALT = 4 * MAX_N  # separates the format features' hashes from every other kind's
-TAIL_KEY = 1 << 20  # offset key of the tail's n-grams: TAIL_KEY + distance from the end
-
-
-def _spans(starts: tuple[int, ...]) -> list[tuple[int, int]]:
-    """``starts`` as runs ``[(first, count), ...]`` of consecutive offsets."""
-    runs: list[tuple[int, int]] = []
-    for s in starts:
-        if runs and runs[-1][0] + runs[-1][1] == s:
-            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
-        else:
-            runs.append((s, 1))
-    return runs
-
-
-def format_hashes(
-    data: torch.Tensor,
-    lengths: torch.Tensor,
-    ngrams: tuple[int, ...],
-    starts: tuple[int, ...],
-    tail: int,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Hashes ``[B, P, K]`` (exact float64 integers below 2**31) of the ``K = len(ngrams)``
-    n-grams at each of ``P = len(starts) + tail`` offsets, keyed by the offset, and validity.
-
-    At a start offset ``s`` the n-grams read bytes ``s .. s + n - 1``; at tail offset ``k`` they
-    read backwards from byte ``length - 1 - k``, so the last bytes of every file line up whatever
-    its length. An n-gram that does not fit inside the row is invalid (hash arbitrary). The hash
-    of an n-gram at offset key ``o`` is ``(sum_j byte_j * c_nj + o * m_n) mod 2**31`` (the mean's
-    mixed rolling hash with another salt, plus a keyed term); all partial sums stay below 2**52,
-    so float64 is exact. Training and export run this same code: per run of offsets one slice,
-    one 0/1 Conv (:func:`conv_windows`) and one float64 MatMul, no offset tables in the graph.
-    """
-    maxn = max(ngrams)
-    m = MASK31 + 1
-    coef = torch.from_numpy(_coefficients(tuple(ngrams), FORMAT_SALT, maxn)).to(data.device)
-    keymix = torch.tensor(
-        [[POS_KEY * _mult(n + FORMAT_SALT) % m] for n in ngrams],
-        dtype=torch.float64,
-        device=data.device,
-    )  # [K, 1]
-    x = data.to(torch.float32) + 1
-    segments = []  # (bytes [B, W] in reading order, their count inside the row, P', keys [P'])
-    if starts:
-        need = max(starts) + maxn
-        x_pad = F.pad(x, (0, max(0, need - x.shape[1])))
-        for first, count in _spans(starts):
-            seg = x_pad[:, first : first + count + maxn - 1]
-            keys = torch.arange(first + 1, first + count + 1, device=data.device)
-            segments.append((seg, (lengths - first).clamp(min=0), count, keys))
-    if tail:
-        width = tail + maxn - 1  # the last bytes of each row, last one first
-        back = lengths.long().unsqueeze(1) - 1 - torch.arange(width, device=data.device)
-        seg = x.gather(1, back.clamp(min=0))
-        keys = TAIL_KEY + torch.arange(tail, device=data.device)
-        segments.append((seg, lengths, tail, keys))
-    out_h, out_v = [], []
-    for seg, inside, count, keys in segments:
-        win, valid = conv_windows([seg], inside, (maxn,), tuple(ngrams))
-        term = keymix * keys.to(torch.float64).unsqueeze(0)  # [K, P']
-        out_h.append(_wrap_float(torch.matmul(coef, win[:, :, :count]) + term))
-        out_v.append(valid[:, :, :count] > 0)
-    return torch.cat(out_h, dim=2).transpose(1, 2), torch.cat(out_v, dim=2).transpose(1, 2)
-
-
 def _per_position(idx: torch.Tensor, valid: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     """``[..., dim]``: per position, the sum of the table rows of the valid n-grams starting there
     (``idx``/``valid`` are ``[K, ...]``, one row per n-gram kind)."""
@@ -487,18 +422,10 @@ class SteadyModel(nn.Module):
                 )
             if not cfg.local_heads:  # every head reads the detector: one wider feature vector
                 head_dims = {t: d + cfg.local_hidden[t] for t, d in head_dims.items()}
-        for key, names in (("local_heads", cfg.local_heads), ("format_heads", cfg.format_heads)):
-            unknown = set(names) - set(head_sizes)
-            if unknown:
-                raise SpecError(f"arch.{key}: {sorted(unknown)[0]!r} is not a head of the spec")
-        extras: list[tuple[dict[str, int], tuple[str, ...]]] = []
-        if cfg.local and cfg.local_heads:
-            extras.append((dict(cfg.local_hidden), cfg.local_heads))
-        if cfg.format:
-            fdim = max(cfg.format_dims.values())
-            self.format_table = nn.Parameter(torch.randn(max(cfg.format_rows.values()), fdim) * 0.1)
-            self.format_proj = SlimLinear(fdim, max(cfg.format_units.values()))
-            extras.append((dict(cfg.format_units), cfg.format_heads or tuple(head_sizes)))
+        unknown = set(cfg.local_heads) - set(head_sizes)
+        if unknown:
+            raise SpecError(f"arch.local_heads: {sorted(unknown)[0]!r} is not a head of the spec")
+        extras = [(dict(cfg.local_hidden), cfg.local_heads)] if cfg.local and cfg.local_heads else []
         self.heads = TierHeads(head_dims, head_sizes, extras)
 
     @property
@@ -648,32 +575,9 @@ class SteadyModel(nn.Module):
         if prepared is None:
             prepared = self._mean_hashes(data, lengths)
         z = self.features(data, lengths, tier, prepared)
-        extras = []
         if self.cfg.local and self.cfg.local_heads:
-            extras.append(self._detector(data, lengths, tier, prepared))
-        if self.cfg.format:
-            extras.append(self.format_features(data, lengths, tier))  # None: the tier has none
-        return self.heads(z, tier, extras)
-
-    def format_features(
-        self, data: torch.Tensor, lengths: torch.Tensor, tier: str
-    ) -> torch.Tensor | None:
-        """``[B, format_units[tier]]``: max over offsets of ``relu(W · sum of the embeddings of
-        the n-grams keyed by that offset)`` (0 where no n-gram fits); None for a tier without."""
-        cfg = self.cfg
-        if not cfg.format_units[tier]:
-            return None
-        rows, dim = cfg.format_rows[tier], cfg.format_dims[tier]
-        h, valid = format_hashes(
-            data, lengths, cfg.format_ngrams, cfg.format_starts(), cfg.format_tail
-        )
-        exact = not self.use_bag  # training: int64 shifts; export: float64 division
-        idx = buckets_of(h if exact else h.long(), rows, exact_ops=exact)  # [B, P, K]
-        emb = F.embedding(idx, self.format_table[:rows, :dim])  # [B, P, K, D]
-        per = (emb * valid.to(emb.dtype).unsqueeze(-1)).sum(2)
-        act = F.relu(self.format_proj(per, cfg.format_units[tier]))
-        act = act * valid.any(2).to(act.dtype).unsqueeze(-1)
-        return act.amax(1)
+            return self.heads(z, tier, [self._detector(data, lengths, tier, prepared)])
+        return self.heads(z, tier)
 
     def prepare(self, data: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """Tier-independent hashes (mean, then detector ones if any), computed once per batch."""

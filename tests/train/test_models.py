@@ -159,6 +159,15 @@ RETIRED_OFF = {
     "position_sum": False,
     "lower_ngrams": [],
     "word_ngrams": [],
+    # format features: the trial run H (content-v8's retrain) wrote them at these values
+    "format_ngrams": [],
+    "format_head": 0,
+    "format_offsets": [],
+    "format_tail": 0,
+    "format_rows": {},
+    "format_dims": {},
+    "format_units": {},
+    "format_heads": [],
 }
 
 
@@ -178,6 +187,10 @@ def test_retired_arch_keys_are_read_only_at_their_off_value():
         ("position_split", 0),  # not False: a retired key is off only at exactly its off value
         ("lower_ngrams", [4]),
         ("word_ngrams", [12, 22, 41]),
+        ("format_ngrams", [1, 2, 4, 8]),
+        ("format_head", 48),
+        ("format_head", False),  # an int's off value is 0, not False
+        ("format_units", {"tiny": 0, "small": 8, "base": 32, "pro": 48}),
     ):
         d["arch"] = {**RETIRED_OFF, key: on}
         with pytest.raises(SpecError, match=rf"arch\.{key}: retired"):
