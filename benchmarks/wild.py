@@ -155,12 +155,10 @@ def key(r: dict[str, Any]) -> str:
     return f"{r['task']}:{r['id']}"
 
 
-def picohead_rows(model: str | None, tier: str, suite: Path, recs: list[dict[str, Any]],
+def picohead_rows(clf: Any, suite: Path, recs: list[dict[str, Any]],
                   robust: list[dict[str, Any]], tiny: list[dict[str, Any]]) -> dict[str, Any]:
     from picohead.wild import score
-    from picohead_runtime import Classifier
 
-    clf = Classifier(model, tier=tier)
     t0 = time.time()
     answers = {key(r): a for r, a in zip(recs, score.predict(clf, suite, recs))}
     out: dict[str, Any] = {"model": clf.model_name, "tier": clf.tier, "answers": answers,
@@ -312,10 +310,17 @@ def score(args: argparse.Namespace) -> int:
     robust = robust_sample(recs, args.robust_n)
     tiny = [r for r in by_task["risk"] if r["kind"] == "tiny"]
     tiers = [t for t in args.tiers.split(",") if t]
+    from picohead_runtime import Classifier, PicoheadError
+
+    try:  # every tier loads before hours of scoring start
+        clfs = {tier: Classifier(args.model, tier=tier) for tier in tiers}
+    except PicoheadError as e:
+        print(f"wild score: {e} (--tiers names the tiers to score)", file=sys.stderr)
+        return 2
     ph: dict[str, dict[str, Any]] = {}
     for tier in tiers:
         log.info("picohead %s on %d records", tier, len(recs))
-        ph[tier] = picohead_rows(args.model, tier, suite, recs, robust, tiny)
+        ph[tier] = picohead_rows(clfs[tier], suite, recs, robust, tiny)
     langs = ph[tiers[-1]]["labels"].get("text_lang", []) if tiers else []
     out: dict[str, Any] = {
         "suite": str(suite), "split": args.split, "records": len(recs),

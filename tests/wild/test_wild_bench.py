@@ -81,6 +81,25 @@ def test_score_refuses_an_empty_half(tmp_path: Path) -> None:
     assert p.returncode == 2 and "no test records" in p.stderr
 
 
+def test_score_names_a_tier_the_model_lacks_before_scoring(tmp_path: Path) -> None:
+    import shutil
+
+    from picohead_runtime.model import default_model_dir
+
+    suite = tmp_path / "suite"
+    make_suite(suite)
+    model = tmp_path / "model"
+    shutil.copytree(default_model_dir(), model)
+    (model / "base.onnx").unlink()
+    out = tmp_path / "w.json"
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "wild.py"), "score", "--suite",
+                        str(suite), "--model", str(model), "--tiers", "tiny,base", "--no-anchors",
+                        "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2, p.stderr
+    assert "no model for tier 'base'" in p.stderr and "Traceback" not in p.stderr
+    assert not out.exists()
+
+
 def test_wild_calibration_chooses_on_dev_and_writes_every_head(tmp_path: Path) -> None:
     """benchmarks/wild_calibration.py on a hand-made suite whose halves hold the same records:
     every task (risk included) is reported and --write notes where the thresholds came from."""
