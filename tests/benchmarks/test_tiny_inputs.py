@@ -20,6 +20,14 @@ def test_the_inputs_are_short_distinct_and_cover_every_byte() -> None:
     assert b"\x1f\x8b\x08" in probes and b"{}" in probes
 
 
+def test_a_type_claim_is_a_specific_format_json_only_where_it_is_not_json() -> None:
+    assert not tiny_inputs.type_claim(b"x", "text/plain")
+    assert not tiny_inputs.type_claim(b"\x01", "application/octet-stream")
+    assert not tiny_inputs.type_claim(b"{}", "application/json")
+    assert tiny_inputs.type_claim(b"{", "application/json")
+    assert tiny_inputs.type_claim(b"x", "application/zlib")
+
+
 def test_the_report_counts_flags_per_model_and_tier(tmp_path: Path) -> None:
     out = tmp_path / "tiny.json"
     p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "tiny_inputs.py"),
@@ -33,5 +41,8 @@ def test_the_report_counts_flags_per_model_and_tier(tmp_path: Path) -> None:
     for d in model.values():
         assert d["inputs"] == rep["inputs"] == len(tiny_inputs.inputs())
         assert d["flagged"] <= d["inputs"] and sum(d["flags"].values()) >= d["flagged"]
+        c = d["type_claims"]
+        assert 0 <= c["claimed"] <= c["inputs"] < d["inputs"]
+        assert sum(c["top"].values()) <= c["claimed"]
     assert model["tiny"]["flagged"] == 0  # tiny has no risk detector: every flag is off
     assert "| pro |" in out.with_suffix(".md").read_text()
