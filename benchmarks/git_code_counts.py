@@ -29,8 +29,8 @@ def entry_counts(entry: dict[str, Any], mirrors: Path, read: bool = False) -> di
     """Matched and taken file counts of one git entry, by code label."""
     from picohead.data.gitmirror import open_mirror
     from picohead.data.harvest import Rule
-    from picohead.data.labels import looks_text
     from picohead.data.recipe import reserved_path
+    from picohead_runtime.windows import looks_text
 
     m = open_mirror(mirrors, entry["repo"])
     rows = [r for r in m.files(m.resolve(entry["commit"]), entry.get("paths") or [])

@@ -12,6 +12,9 @@ The same inputs also show what the MIME head claims where no format fits: a *typ
 MIME answer other than ``text/plain``, ``application/octet-stream`` or ``unknown`` (and other than
 ``application/json`` for the few that parse as JSON, such as ``{}``) on an input that is not a
 magic prefix (content-v8 pro: one ``x`` is ``application/zlib`` at 1.00, ``{}`` ``text/x-tex``).
+Counted twice: on the final answer (since 2026-12-03 the runtime answers content under 8 bytes
+with its generic type, ``picohead_runtime.decode.MIN_CONTENT``) and on the model's raw top-1,
+which shows what the model itself has learned about such inputs.
 
     python benchmarks/tiny_inputs.py runtime/picohead_runtime/models/content-v8 OTHER_FOLDER \
         --out benchmarks/results/tiny_inputs.json
@@ -76,14 +79,18 @@ def main() -> int:
             examples = []
             flagged = 0
             claims: Counter[str] = Counter()
+            raw_claims: Counter[str] = Counter()
             claim_examples = []
             for r, b in zip(clf.classify_many_bytes(probes), probes):
                 mime = r.heads.get("mime")
                 label = str(getattr(mime, "label", "unknown"))
+                raw = str(getattr(mime, "raw", "unknown"))
                 if b not in magic and type_claim(b, label):
                     claims[label] += 1
+                if b not in magic and type_claim(b, raw):
+                    raw_claims[raw] += 1
                     if len(claim_examples) < 8:
-                        claim_examples.append([repr(b), label, getattr(mime, "score", None)])
+                        claim_examples.append([repr(b), raw, getattr(mime, "score", None)])
                 risk = r.heads.get("risk")
                 labels = list(getattr(risk, "labels", ()))
                 if labels:
@@ -98,7 +105,9 @@ def main() -> int:
                 "type_claims": {"inputs": len(probes) - len(magic & set(probes)),
                                 "claimed": sum(claims.values()),
                                 "top": dict(claims.most_common(8)),
-                                "examples": claim_examples}}
+                                "raw_claimed": sum(raw_claims.values()),
+                                "raw_top": dict(raw_claims.most_common(8)),
+                                "raw_examples": claim_examples}}
     lines = [f"Inputs of 0-3 bytes ({len(probes)}: empty, 256 single bytes, punctuation pairs, "
              "magic prefixes) that get a risk flag, at each file's embedded thresholds.", "",
              "| model | tier | flagged | flags | examples |", "|---|---|---|---|---|"]
@@ -108,15 +117,17 @@ def main() -> int:
                          f"{d['flags'] or '-'} | {'; '.join(f'{e[0]} -> {e[1]}' for e in d['examples'][:4]) or '-'} |")
     lines += ["", "The same inputs less the magic prefixes, whose MIME answer claims a specific format "
               "(`type_claim`: not text/plain, application/octet-stream or unknown; JSON only "
-              "where the input is not JSON).", "",
-              "| model | tier | type claims | most claimed | examples |", "|---|---|---|---|---|"]
+              "where the input is not JSON): the final answer, and the model's raw top-1.", "",
+              "| model | tier | final answer claims | raw top-1 claims | most claimed raw | "
+              "examples (raw, score) |", "|---|---|---|---|---|---|"]
     for folder, tiers in res.items():
         for tier, d in tiers.items():
             c = d["type_claims"]
             share = round(100 * c["claimed"] / max(1, c["inputs"]), 2)
+            raw = round(100 * c["raw_claimed"] / max(1, c["inputs"]), 2)
+            ex = "; ".join(f"{e[0]} -> {e[1]} {e[2]}" for e in c["raw_examples"][:4]) or "-"
             lines.append(f"| {folder} | {tier} | {c['claimed']} of {c['inputs']} ({share} %) | "
-                         f"{c['top'] or '-'} | "
-                         f"{'; '.join(f'{e[0]} -> {e[1]} {e[2]}' for e in c['examples'][:4]) or '-'} |")
+                         f"{c['raw_claimed']} ({raw} %) | {c['raw_top'] or '-'} | {ex} |")
     md = "\n".join(lines) + "\n"
     print(md)
     if args.out:

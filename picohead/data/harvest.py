@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from picohead.data import textclean, words
-from picohead.data.labels import code_labels, format_labels, looks_text, text_labels
+from picohead.data.labels import code_labels, format_labels, text_labels
 from picohead.data.recipe import reserved_path
 from picohead.data.risk import detect
 from picohead.data.store import BlobStore
+from picohead_runtime.windows import looks_text
 
 log = logging.getLogger(__name__)
 

@@ -6,6 +6,8 @@ the single fact an extractor knows (a code language, a text language, or a MIME 
 
 from __future__ import annotations
 
+from picohead_runtime.windows import looks_text
+
 # code_lang -> (subtype, mime). Everything in code_lang is coarse "code", modality "text".
 # MIME names: what `file --mime-type` prints where it knows the language (text/x-c, text/x-c++,
 # text/x-java, text/x-shellscript, text/x-perl, text/x-php, text/x-ruby, text/x-tex), otherwise the
@@ -197,19 +199,6 @@ def generic_mime(mime: str | None) -> str | None:
     if mime in FORMATS:
         return GENERIC_TEXT if FORMATS[mime][2] == "text" else GENERIC_BINARY
     return None
-
-
-def looks_text(data: bytes) -> bool:
-    """UTF-8 without NUL bytes in the first 8 KiB (a multibyte character cut at the end is fine)."""
-    head = data[:8192]
-    if b"\0" in head:
-        return False
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        if e.start < len(head) - 4:
-            return False
-    return True
 
 
 def generic_of_bytes(data: bytes) -> str:

@@ -230,7 +230,7 @@ class Classifier:
         return Result(
             path=path,
             status=OK,
-            heads=self._decoder.decode(probs)[0],
+            heads=self._decoder.decode(probs, [window])[0],
             tier=self.tier,
             model=self.model_name,
             message=note,
@@ -281,7 +281,9 @@ class Classifier:
             part = by_width[width]
             x, n = batch_windows([windows[i] or b"" for i in part], width)
             probs = self._run(self._outputs, {INPUT_BYTES: x, INPUT_LENGTHS: n})
-            for i, heads in zip(part, self._decoder.decode(probs)):
+            for i, heads in zip(
+                part, self._decoder.decode(probs, [windows[i] or b"" for i in part])
+            ):
                 results[i] = Result(
                     path=names[i],
                     status=OK,

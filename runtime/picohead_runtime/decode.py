@@ -17,7 +17,16 @@ Rules, per head in spec order (gates always point to an earlier head):
   ``threshold``), with a reason; with ``fallbacks`` the family's generic answer comes before
   ``unknown`` when the family's summed probability reaches ``fallback_threshold``;
 - a multilabel head switches on every label whose score reaches its threshold; a disabled label
-  (``disabled_labels``) has an infinite threshold and is listed in the result's ``disabled``.
+  (``disabled_labels``) has an infinite threshold and is listed in the result's ``disabled``;
+- given the windows (the classifier passes them), content shorter than :data:`MIN_CONTENT` bytes
+  gets its generic type from a head with ``fallbacks`` (``text/plain`` for text, else
+  ``application/octet-stream``, where the head has that generic answer), with a reason: no format
+  can be told from so few bytes, training never cuts excerpts that short (``crop_min`` 8), and the
+  model's answers there are noise (content-v8 pro: one ``x`` is ``application/zlib`` at 1.00,
+  ``0\n`` ``application/pkix-cert``; 75-88 % of all 0-3-byte inputs got a specific format,
+  ``benchmarks/tiny_inputs.py``). Magika skips its model under 8 bytes for the same reason. The
+  other heads keep the model's answers (the text language of a short word is trained on), and so
+  do the risk flags, which must be learned (issue 23: a 12-byte phone number is a real flag).
 
 Two paths give identical results: one file (pure Python on seven short lists: after an
 onnxruntime call the CPU caches are cold, and a dozen small numpy calls then cost ~2x what they cost
@@ -34,6 +43,7 @@ import numpy as np
 
 from picohead_runtime.results import UNKNOWN, HeadResult, MultilabelResult
 from picohead_runtime.spec import ModelSpec
+from picohead_runtime.windows import looks_text
 
 HeadOut = HeadResult | MultilabelResult
 
@@ -41,6 +51,10 @@ HeadOut = HeadResult | MultilabelResult
 # The end of the reason a head gives when it falls back to its family's generic answer (readers
 # such as the wild suite's metrics tell a generic answer from a specific one by it).
 GENERIC_REASON = "answering the generic type"
+# Content (after whitespace stripping) shorter than this gets the generic type from the type
+# heads that have one, whatever the model says (see the module docstring).
+MIN_CONTENT = 8
+SHORT_GENERIC = {True: "text/plain", False: "application/octet-stream"}  # by looks_text
 SCORE_DIGITS = 6  # float32 carries ~7 significant digits; more would only be noise in JSON
 
 
@@ -182,13 +196,17 @@ class Decoder:
         self._multi_thr = np.concatenate(multi_thr)[None, :] if multi_thr else None
         self._pad = np.full((1, 1), -1.0, dtype=np.float32)
 
-    def decode(self, probs: Sequence[np.ndarray]) -> list[dict[str, HeadOut]]:
-        """``probs[i]`` is head ``i``'s ``float32[B, n_labels]``; one dict of results per row."""
+    def decode(
+        self, probs: Sequence[np.ndarray], windows: Sequence[bytes] | None = None
+    ) -> list[dict[str, HeadOut]]:
+        """``probs[i]`` is head ``i``'s ``float32[B, n_labels]``; one dict of results per row.
+        ``windows``: the rows' windows, for the rule on content under :data:`MIN_CONTENT` bytes
+        (without them, as in calibration on probabilities alone, the rule is not applied)."""
         if not probs:
             return []
         n = probs[0].shape[0]
         if n == 1:
-            return [self.decode_one(probs)]
+            return [self.decode_one(probs, windows[0] if windows is not None else None)]
         pad = self._pad
         if pad.shape[0] < n:  # grown once per larger batch; a plain attribute swap is thread-safe
             pad = self._pad = np.full((n, 1), -1.0, dtype=np.float32)
@@ -234,9 +252,15 @@ class Decoder:
                     label, score, raw, tuple(zip(map(labels.__getitem__, idx), ps)), reason
                 )
             rows.append(row)
+        if windows is not None:
+            for row, w in zip(rows, windows):
+                if len(w) < MIN_CONTENT:
+                    self._short(row, w)
         return rows
 
-    def decode_one(self, probs: Sequence[np.ndarray]) -> dict[str, HeadOut]:
+    def decode_one(
+        self, probs: Sequence[np.ndarray], window: bytes | None = None
+    ) -> dict[str, HeadOut]:
         """The one-row case of :meth:`decode`, in plain Python (same results, bit for bit)."""
         row: dict[str, HeadOut] = {}
         scale = _SCALE
@@ -270,4 +294,20 @@ class Decoder:
             row[h.name] = HeadResult(
                 label, score, raw, tuple(zip(map(labels.__getitem__, idx), ps)), reason
             )
+        if window is not None and len(window) < MIN_CONTENT:
+            self._short(row, window)
         return row
+
+    def _short(self, row: dict[str, HeadOut], window: bytes) -> None:
+        """Content under MIN_CONTENT bytes: each head with that generic answer gives it."""
+        generic = SHORT_GENERIC[looks_text(window)]
+        n = len(window)
+        why = (
+            f"only {n} byte{'' if n == 1 else 's'} of content (whitespace stripped): too few to "
+            f"tell a format from (the model reads {MIN_CONTENT} or more); {GENERIC_REASON}"
+        )
+        for h in self.heads:
+            a = row.get(h.name)
+            if not isinstance(a, HeadResult) or generic not in h.fb_members or a.label == generic:
+                continue
+            row[h.name] = HeadResult(generic, a.score, a.raw, a.top_k, why)

@@ -17,7 +17,7 @@ models turn positions at or past the length into their own pad id (256) and mask
 
 What it does: cut windows from bytes, read them from a file with positioned reads (the whitespace
 at each end and the two windows, never the whole file; never blocking on FIFOs or devices; not
-following symlinks unless asked), read them from a stream (a pipe, stdin, a size-0 ``/proc`` file) within :data:`STREAM_LIMIT` bytes and
+following symlinks unless asked), tell text from binary content (:func:`looks_text`), read them from a stream (a pipe, stdin, a size-0 ``/proc`` file) within :data:`STREAM_LIMIT` bytes and
 :data:`STREAM_SECONDS` seconds, and batch them. What it does not do: map read errors to result
 statuses (``picohead_runtime.io`` does) or decide labels.
 
@@ -61,6 +61,21 @@ def _strip(data: bytes) -> tuple[int, int, bytes]:
     end = n - (room - len(data[n - room :].rstrip(WHITESPACE))) if room else n
     empty = start == end and n > 0
     return start, end, _suffix(b"\n" in data[end:], empty and b"\n" in data[:start], empty)
+
+
+def looks_text(data: bytes) -> bool:
+    """UTF-8 without NUL bytes in the first 8 KiB (a multibyte character cut at the end is fine):
+    the one text test of the project (the corpus harvester, the generic type of a file's bytes and
+    the decoder's rule for content too short for the model)."""
+    head = data[:8192]
+    if b"\0" in head:
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 4:
+            return False
+    return True
 
 
 def _suffix(trailing_newline: bool, leading_newline: bool, empty: bool) -> bytes:

@@ -288,3 +288,42 @@ def test_fail_on_accepts_a_generic_answer_and_still_rejects_a_typo():
     check_fail_on([("lang", "source"), ("lang", "unknown"), ("lang", "python")], spec)
     with pytest.raises(UsageError, match="no label 'sourse'"):
         check_fail_on([("lang", "sourse")], spec)
+
+
+def test_content_under_min_content_bytes_gets_the_heads_generic_type_with_a_reason():
+    from picohead_runtime.decode import GENERIC_REASON, MIN_CONTENT
+
+    spec = _spec(lang={"threshold": 0.5, "fallbacks": {"python": "text/plain",
+                                                       "c": "application/octet-stream"}})
+    dec = Decoder(spec)
+    kinds, langs, risk = [[0.9, 0.05, 0.05]] * 4, [[0.05, 0.9, 0.05]] * 4, [[0.9, 0.1]] * 4
+    windows = [b"x", b"\x00\x01", b"x" * MIN_CONTENT, b"ab"]
+    batch = dec.decode(_probs(kinds, langs, risk), windows)
+    single = [dec.decode(_probs([k], [g], [r]), [w])[0]
+              for k, g, r, w in zip(kinds, langs, risk, windows)]
+    for rows in (batch, single):
+        assert [r["lang"].label for r in rows] == ["text/plain", "application/octet-stream",
+                                                   "javascript", "text/plain"]
+        assert all(r["lang"].raw == "javascript" for r in rows)
+        assert rows[0]["lang"].reason.startswith("only 1 byte of content")
+        assert rows[1]["lang"].reason.endswith(GENERIC_REASON) and rows[2]["lang"].reason is None
+        # a head without that generic answer, and the risk flags, keep the model's answers
+        assert [r["kind"].label for r in rows] == [rows[2]["kind"].label] * 4
+        assert all(r["risk"].labels == rows[2]["risk"].labels for r in rows)
+    assert [r["lang"].asdict() for r in batch] == [r["lang"].asdict() for r in single]
+    # without windows (calibration on probabilities alone) the rule does not apply
+    assert dec.decode(_probs(kinds, langs, risk))[0]["lang"].label == "javascript"
+
+
+def test_the_classifier_answers_short_content_generically_alone_and_in_a_batch():
+    from picohead_runtime import Classifier
+
+    clf = Classifier(None, tier="tiny")
+    inputs = [b"x", b"0\n", b"\n\n  ", b"\x00", b"{}", b"def f(x):\n    return x + 1\n"]
+    alone = [clf.classify_bytes(b) for b in inputs]
+    batch = list(clf.classify_many_bytes(inputs))
+    for got in (alone, batch):
+        assert [r.heads["mime"].label for r in got[:5]] == [
+            "text/plain", "text/plain", "text/plain", "application/octet-stream", "text/plain"]
+        assert "too few to tell a format" not in (got[5].heads["mime"].reason or "")
+    assert [r.asdict() for r in alone] == [r.asdict() for r in batch]
