@@ -105,6 +105,21 @@ def crop_relabellers(spec: ModelSpec, cfg: TrainConfig) -> dict[str, Relabeller]
     return _label_hooks(spec, cfg.crop_relabel, "crop_relabel")
 
 
+ShortLabeller = tuple[Callable[[bytes], dict[str, str]], dict[str, tuple[str, ...]]]
+
+
+def short_labeller(spec: ModelSpec, cfg: TrainConfig) -> ShortLabeller | None:
+    """Resolve ``cfg.short_labels`` to (function, labels of each single-label head), or None."""
+    if not cfg.short_labels:
+        return None
+    module, _, attr = cfg.short_labels.partition(":")
+    try:
+        fn = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError, ValueError) as err:
+        raise ValueError(f"short_labels: cannot load {cfg.short_labels!r} ({err})") from err
+    return fn, {h.name: tuple(h.labels) for h in spec.heads if not h.multilabel}
+
+
 Augmenter = tuple[Callable[[bytes, list[str], random.Random], bytes], tuple[str, ...]]
 
 
@@ -254,10 +269,12 @@ def short_batch(
     cfg: TrainConfig,
     rng: np.random.Generator,
     relabel: dict[str, Relabeller],
+    short_labels: ShortLabeller | None = None,
 ) -> int:
     """Turn a ``cfg.short_prob`` share of the rows into short inputs in place (see
-    TrainConfig): the ``relabel`` heads are relabelled from the new bytes, every other head is
-    unset. Returns how many rows changed."""
+    TrainConfig): the ``relabel`` heads are relabelled from the new bytes; on made-up inputs the
+    single-label heads ``short_labels`` names get its labels (a label the head lacks is an
+    error); every other head is unset. Returns how many rows changed."""
     if not relabel:
         raise ValueError("short_prob needs crop_relabel: the heads short inputs are labelled for")
     if not 0 < cfg.short_max <= x.shape[1]:
@@ -270,7 +287,15 @@ def short_batch(
         if new:
             x[r, : len(new)] = torch.frombuffer(bytearray(new), dtype=torch.uint8)
         lengths[r] = len(new)
+        given = short_labels[0](new) if short_labels is not None and not cut else {}
         for name, m in labels[1].items():
+            if name in given:
+                head_labels = short_labels[1].get(name, ()) if short_labels else ()
+                if given[name] not in head_labels:
+                    raise ValueError(f"short_labels: {given[name]!r} is no label of head {name!r}")
+                m[r] = True
+                labels[0][name][r] = head_labels.index(given[name])
+                continue
             if name not in relabel:
                 m[r] = False
                 continue
@@ -483,6 +508,7 @@ class BatchHooks:
     relabel: dict[str, Relabeller]
     augment: dict[str, Augmenter]
     plant: dict[str, Planter]
+    short_labels: ShortLabeller | None = None
 
     @classmethod
     def of(cls, spec: ModelSpec, cfg: TrainConfig) -> BatchHooks:
@@ -491,6 +517,7 @@ class BatchHooks:
             relabel=crop_relabellers(spec, cfg),
             augment=augmenters(spec, cfg),
             plant=planters(spec, cfg),
+            short_labels=short_labeller(spec, cfg),
         )
 
 
@@ -608,7 +635,7 @@ def train_step(
     if cfg.crop_prob > 0:
         x, lengths = crop_batch(x, lengths, labels, cfg, rng, set(hooks.multilabel), hooks.relabel)
     if cfg.short_prob > 0:
-        short_batch(x, lengths, labels, cfg, rng, hooks.relabel)
+        short_batch(x, lengths, labels, cfg, rng, hooks.relabel, hooks.short_labels)
     prepared = model.prepare(x, lengths)
     for g in opt.param_groups:
         g["lr"] = lr_at(step, total, cfg)

@@ -71,6 +71,12 @@ class TrainConfig:
     # so the short inputs teach "no evidence, no flag" without teaching any type or language.
     short_prob: float = 0.0
     short_max: int = 16
+    # Labels of the made-up short inputs (random bytes, punctuation, whitespace; not those cut
+    # from a row) for single-label heads: "module:function" called as f(bytes) -> {head: label}
+    # (heads it leaves out stay unset), e.g. "picohead.data.labels:short_input_labels" (text
+    # bytes are coarse text, modality text, text/plain). Empty: every head but the
+    # ``crop_relabel`` ones stays unset.
+    short_labels: str = ""
     # Multilabel heads whose crops are relabelled instead of dropped: head name -> "module:function"
     # called as f(excerpt_bytes, positive_label_names) -> the excerpt's label names, or None to
     # leave the row unlabelled (e.g. {"risk": "picohead.data.risk:relabel_excerpt"}).

@@ -210,3 +210,16 @@ def generic_of_bytes(data: bytes) -> str:
     if data.startswith(b"PK\x03\x04"):
         return GENERIC_ZIP
     return GENERIC_TEXT if looks_text(data) else GENERIC_BINARY
+
+
+def short_input_labels(data: bytes) -> dict[str, str]:
+    """Labels of a made-up 1-4-byte training input (``TrainConfig.short_labels``): text bytes
+    (:func:`looks_text`) are coarse ``text``, modality ``text`` and ``text/plain``, as ``file``
+    calls them; other bytes are only modality ``binary`` (no head has a generic binary type); an
+    empty input gets no label. Subtype and the language heads stay unset: a few bytes tell none."""
+    if not data:
+        return {}
+    if looks_text(data):
+        return {"coarse": "text", "modality": "text", "mime": GENERIC_TEXT}
+    return {"modality": "binary"}
+
