@@ -14,7 +14,10 @@ MIME answer other than ``text/plain``, ``application/octet-stream`` or ``unknown
 magic prefix (content-v8 pro: one ``x`` is ``application/zlib`` at 1.00, ``{}`` ``text/x-tex``).
 Counted twice: on the final answer (since 2026-12-03 the runtime answers content under 8 bytes
 with its generic type, ``picohead_runtime.decode.MIN_CONTENT``) and on the model's raw top-1,
-which shows what the model itself has learned about such inputs.
+which shows what the model itself has learned about such inputs. The coarse head is counted the
+same way on the inputs that look like text (``looks_text``): a *coarse claim* is any coarse answer
+but ``text`` or ``unknown`` there ("0\\n" -> ``crypto``); on binary inputs every coarse label is
+specific, so they are not counted.
 
     python benchmarks/tiny_inputs.py runtime/picohead_runtime/models/content-v8 OTHER_FOLDER \
         --out benchmarks/results/tiny_inputs.json
@@ -32,6 +35,7 @@ from collections import Counter
 from pathlib import Path
 
 from picohead_runtime import Classifier
+from picohead_runtime.windows import looks_text
 
 MAGIC = [b"\x1f\x8b\x08", b"\xef\xbb\xbf", b"\x89PN", b"%PD", b"PK\x03", b"\x7fEL", b"GIF",
          b"\xff\xd8\xff", b"BZh", b"\xfd7z", b"MZ\x90", b"{\\r", b"<?x", b"#!/", b"\xca\xfe\xba"]
@@ -47,6 +51,7 @@ def inputs() -> list[bytes]:
 
 
 NO_CLAIM = frozenset({"text/plain", "application/octet-stream", "unknown"})
+COARSE_NO_CLAIM = frozenset({"text", "unknown"})
 
 
 def type_claim(b: bytes, mime: str) -> bool:
@@ -81,6 +86,9 @@ def main() -> int:
             claims: Counter[str] = Counter()
             raw_claims: Counter[str] = Counter()
             claim_examples = []
+            coarse: Counter[str] = Counter()
+            coarse_raw: Counter[str] = Counter()
+            texty = [b for b in probes if b and b not in magic and looks_text(b)]
             for r, b in zip(clf.classify_many_bytes(probes), probes):
                 mime = r.heads.get("mime")
                 label = str(getattr(mime, "label", "unknown"))
@@ -91,6 +99,12 @@ def main() -> int:
                     raw_claims[raw] += 1
                     if len(claim_examples) < 8:
                         claim_examples.append([repr(b), raw, getattr(mime, "score", None)])
+                head = r.heads.get("coarse")
+                if b in texty and head is not None:
+                    if str(getattr(head, "label", "unknown")) not in COARSE_NO_CLAIM:
+                        coarse[str(head.label)] += 1
+                    if str(getattr(head, "raw", "unknown")) not in COARSE_NO_CLAIM:
+                        coarse_raw[str(head.raw)] += 1
                 risk = r.heads.get("risk")
                 labels = list(getattr(risk, "labels", ()))
                 if labels:
@@ -107,7 +121,10 @@ def main() -> int:
                                 "top": dict(claims.most_common(8)),
                                 "raw_claimed": sum(raw_claims.values()),
                                 "raw_top": dict(raw_claims.most_common(8)),
-                                "raw_examples": claim_examples}}
+                                "raw_examples": claim_examples},
+                "coarse_claims": {"inputs": len(texty), "claimed": sum(coarse.values()),
+                                  "raw_claimed": sum(coarse_raw.values()),
+                                  "raw_top": dict(coarse_raw.most_common(6))}}
     lines = [f"Inputs of 0-3 bytes ({len(probes)}: empty, 256 single bytes, punctuation pairs, "
              "magic prefixes) that get a risk flag, at each file's embedded thresholds.", "",
              "| model | tier | flagged | flags | examples |", "|---|---|---|---|---|"]
@@ -128,6 +145,17 @@ def main() -> int:
             ex = "; ".join(f"{e[0]} -> {e[1]} {e[2]}" for e in c["raw_examples"][:4]) or "-"
             lines.append(f"| {folder} | {tier} | {c['claimed']} of {c['inputs']} ({share} %) | "
                          f"{c['raw_claimed']} ({raw} %) | {c['raw_top'] or '-'} | {ex} |")
+    lines += ["", "The non-empty inputs among them that look like text (`looks_text`), whose coarse "
+              "answer is not `text` or `unknown`:", "",
+              "| model | tier | final coarse claims | raw top-1 coarse claims | most claimed raw |",
+              "|---|---|---|---|---|"]
+    for folder, tiers in res.items():
+        for tier, d in tiers.items():
+            c = d["coarse_claims"]
+            share = round(100 * c["claimed"] / max(1, c["inputs"]), 2)
+            raw = round(100 * c["raw_claimed"] / max(1, c["inputs"]), 2)
+            lines.append(f"| {folder} | {tier} | {c['claimed']} of {c['inputs']} ({share} %) | "
+                         f"{c['raw_claimed']} ({raw} %) | {c['raw_top'] or '-'} |")
     md = "\n".join(lines) + "\n"
     print(md)
     if args.out:

@@ -45,5 +45,8 @@ def test_the_report_counts_flags_per_model_and_tier(tmp_path: Path) -> None:
         assert 0 <= c["claimed"] <= c["inputs"] < d["inputs"]
         assert c["claimed"] == 0  # content under 8 bytes gets its generic type (MIN_CONTENT)
         assert 0 <= c["raw_claimed"] <= c["inputs"] and sum(c["raw_top"].values()) <= c["raw_claimed"]
+        k = d["coarse_claims"]  # the text-looking inputs: specific coarse answers counted
+        assert 0 < k["inputs"] < c["inputs"] and 0 <= k["claimed"] <= k["inputs"]
+        assert k["raw_claimed"] > 0 and "text" not in k["raw_top"]  # content-v8 claims many
     assert model["tiny"]["flagged"] == 0  # tiny has no risk detector: every flag is off
     assert "| pro |" in out.with_suffix(".md").read_text()
