@@ -239,6 +239,8 @@ def _make(rule: Rule, rel: str, data: bytes, rng: random.Random, store: BlobStor
         pieces = textclean.troff_text(data.decode("utf-8", "replace")).split("\n\n")
     elif how == "udhr":
         pieces = textclean.html_text(data.decode("utf-8", "replace"))
+    elif how == "info":
+        pieces = textclean.info_text(data.decode("utf-8", "replace"))
     elif how == "debdesc":
         pieces = textclean.debian_descriptions(data.decode("utf-8", "replace"))
     else:

