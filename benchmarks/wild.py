@@ -75,8 +75,9 @@ def build(args: argparse.Namespace) -> int:
             log.error("builder %s failed: %s", name, failed[name])
         log.info("builder %s: %.0f s", name, time.time() - t0)
     recs = finalise(suite)
-    corpus = corpus_producers(manifest=Path(args.corpus_manifest) if args.corpus_manifest else None)
-    shared = [r for r in recs if r["id"] in corpus.shas]
+    corpus = corpus_producers(manifest=Path(args.corpus_manifest) if args.corpus_manifest else None,
+                              ids=[Path(p) for p in args.corpus_ids])
+    shared = [r for r in recs if corpus.holds(r["id"])]
     if shared:  # the same bytes in a corpus build: dedup (the producer rule is checked below)
         drop = {r["id"] for r in shared}
         recs = [r for r in recs if r["id"] not in drop]
@@ -91,7 +92,7 @@ def build(args: argparse.Namespace) -> int:
     card["failed_builders"] = failed
     card["dropped_as_corpus_content"] = (
         [{"producer": r["producer"], "path": r["prov"]["path"], "id": r["id"]} for r in shared]
-        if args.corpus_manifest else None)
+        if args.corpus_manifest or args.corpus_ids else None)
     card["skipped_sources"] = [x for f in sorted((suite / ".stages").glob("*.skipped.json"))
                                for x in json.loads(f.read_text())]
     (suite / "card.json").write_text(json.dumps(card, indent=1, ensure_ascii=False))
@@ -580,6 +581,18 @@ def clone_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def corpus_ids(args: argparse.Namespace) -> int:
+    from picohead.data.producers import write_ids
+
+    corpus = Path(args.corpus)
+    if not (corpus / "train.jsonl").is_file():
+        print(f"wild corpus-ids: {corpus} is no built corpus (no train.jsonl)", file=sys.stderr)
+        return 2
+    n = write_ids(corpus, Path(args.out), [k for k in args.kinds.split(",") if k])
+    print(f"wrote {args.out}: {n} hash prefixes")
+    return 0
+
+
 def apt_packages(args: argparse.Namespace) -> int:
     from picohead.wild.sources import programs
 
@@ -603,6 +616,15 @@ def main() -> int:
     b.add_argument("--corpus-manifest", default=None,
                    help="a built corpus (its folder, or one manifest file): wild samples with the "
                         "same content are dropped; without it only producers are checked")
+    b.add_argument("--corpus-ids", action="append", default=[],
+                   help="an id list (corpus-ids) of a corpus not on this machine: wild samples "
+                        "whose hash prefix it holds are dropped too (repeatable)")
+    ci = sub.add_parser("corpus-ids", help="write the hash prefixes of a built corpus's samples")
+    ci.add_argument("--corpus", required=True, help="a built corpus folder")
+    ci.add_argument("--kinds", default="git",
+                    help="source kinds whose samples are listed (comma-separated; default git: "
+                         "the part a session without its mirrors cannot rebuild)")
+    ci.add_argument("--out", required=True, help="gzipped id list to write")
     s = sub.add_parser("score", help="score picohead and the anchors on one half")
     s.add_argument("--suite", required=True)
     s.add_argument("--model", default=None, help="model folder (default: the bundled one)")
@@ -633,7 +655,7 @@ def main() -> int:
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO if args.v else logging.WARNING,
                         format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
-    return {"build": build, "score": score, "clone-list": clone_list,
+    return {"build": build, "score": score, "clone-list": clone_list, "corpus-ids": corpus_ids,
             "apt-packages": apt_packages, "slice": ci_slice, "card": card,
             "labels": label_map}[args.cmd](args)
 

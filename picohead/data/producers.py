@@ -105,12 +105,56 @@ def is_reserved_key(key: str) -> bool:
     return normalise(name) in RESERVED_PROJECTS
 
 
+ID_PREFIX = 16  # hex digits of a sha256 kept in an id list: 64 bits, no collision in practice
+
+
+def write_ids(corpus: Path, out: Path, kinds: Iterable[str]) -> int:
+    """Write the hash prefixes of a built corpus's samples (every split and stage file) whose
+    source kind is one of ``kinds`` (``git``, ``deb``, ...), sorted, one per line, gzipped;
+    returns how many. For a trained model whose corpus another session cannot rebuild."""
+    import gzip
+    import json
+
+    want = set(kinds)
+    ids: set[str] = set()
+    for path in [*sorted(corpus.glob("*.jsonl")), *sorted((corpus / ".stages").glob("*.jsonl"))]:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                r = json.loads(line)
+                src = str(r.get("source", "")).removeprefix("risk:")
+                if src.split(":", 1)[0] in want:
+                    ids.add(r["id"][:ID_PREFIX])
+    with gzip.open(out, "wt", encoding="ascii") as f:
+        f.writelines(f"{i}\n" for i in sorted(ids))
+    return len(ids)
+
+
+def read_ids(path: Path) -> set[str]:
+    """The hash prefixes of an id list (``write_ids``); ValueError on a line that is not one."""
+    import gzip
+
+    with gzip.open(path, "rt", encoding="ascii") as f:
+        ids = {line.strip() for line in f if line.strip()}
+    bad = [i for i in ids if len(i) != ID_PREFIX or any(c not in "0123456789abcdef" for c in i)]
+    if bad:
+        raise ValueError(f"{path}: {len(bad)} lines are no {ID_PREFIX}-digit hash prefix "
+                         f"(e.g. {bad[0][:40]!r})")
+    return ids
+
+
 @dataclass
 class CorpusProducers:
     """The corpus's producer keys and projects (and, when a built corpus is given, its hashes)."""
     keys: set[str] = field(default_factory=set)
     projects: set[str] = field(default_factory=set)
     shas: set[str] = field(default_factory=set)
+    # Hash prefixes (ID_PREFIX hex digits) of content known only from an id list (read_ids):
+    # the corpus a candidate model was trained on, when its build is not on this machine.
+    prefixes: set[str] = field(default_factory=set)
+
+    def holds(self, sha: str) -> bool:
+        """True when the corpus holds content with this sha256 (or its id list its prefix)."""
+        return sha in self.shas or sha[:ID_PREFIX] in self.prefixes
 
     def add(self, key: str, project: str | None = None) -> None:
         self.keys.add(key)
@@ -132,11 +176,12 @@ VENDORED = {
 }
 
 
-def corpus_producers(recipes: Iterable[str] = ("content",), manifest: Path | None = None
-                     ) -> CorpusProducers:
+def corpus_producers(recipes: Iterable[str] = ("content",), manifest: Path | None = None,
+                     ids: Iterable[Path] = ()) -> CorpusProducers:
     """Producers of the corpus the recipes build (and their vendored projects); with
     ``manifest`` (a built corpus's manifest file, or its folder: every split and stage file, so
-    content the corpus dropped as a duplicate counts too) also its content hashes."""
+    content the corpus dropped as a duplicate counts too) also its content hashes; with ``ids``
+    (files of ``write_ids``) also those hash prefixes."""
     import json
 
     cp = CorpusProducers()
@@ -149,6 +194,8 @@ def corpus_producers(recipes: Iterable[str] = ("content",), manifest: Path | Non
         cp.add(f"program:{p}", p)
     for project, inside in VENDORED.items():
         cp.add(f"{inside.split(':')[0]}:{project}", project)
+    for path in ids:
+        cp.prefixes |= read_ids(Path(path))
     if manifest is None:
         return cp
     m = Path(manifest)
@@ -212,7 +259,7 @@ def check_independence(records: list[dict[str, Any]], corpus: CorpusProducers) -
         if corpus.owns(key, proj):
             bad.append(f"{r['id'][:12]}: producer {key} (project {project_of(key, proj)}) "
                        "also feeds the corpus")
-        if r["id"] in corpus.shas:
+        if corpus.holds(r["id"]):
             bad.append(f"{r['id'][:12]}: the same content is in the corpus")
         if is_reserved_key(key):
             bad.append(f"{r['id'][:12]}: producer {key} is a reserved source")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
+import json
+from pathlib import Path
+
 import pytest
 
 from picohead.data.producers import (
@@ -77,8 +81,6 @@ def test_generators_and_reserved_sources_never_make_wild_samples() -> None:
 
 
 def test_vendored_projects_and_a_corpus_folder_count(tmp_path) -> None:
-    import json
-
     cp = corpus_producers()
     assert cp.owns("git:talentdeficit/jsx") and cp.owns("git:Vexu/arocc")  # vendored copies
     (tmp_path / ".stages").mkdir()
@@ -87,3 +89,26 @@ def test_vendored_projects_and_a_corpus_folder_count(tmp_path) -> None:
         json.dumps({"id": "b" * 64, "source": "gen:archives"}) + "\n")  # dropped as a duplicate
     cp = corpus_producers(manifest=tmp_path)
     assert {"a" * 64, "b" * 64} <= cp.shas and cp.owns("deb:x")
+
+
+def test_an_id_list_stands_in_for_a_corpus_build(tmp_path: Path) -> None:
+    from picohead.data.producers import ID_PREFIX, read_ids, write_ids
+
+    corpus = tmp_path / "corpus"
+    (corpus / ".stages").mkdir(parents=True)
+    (corpus / "train.jsonl").write_text(
+        json.dumps({"id": "a" * 64, "source": "git:o/r"}) + "\n"
+        + json.dumps({"id": "c" * 64, "source": "deb:x"}) + "\n")
+    (corpus / ".stages" / "src.jsonl").write_text(
+        json.dumps({"id": "b" * 64, "source": "risk:git:o/r"}) + "\n")
+    ids = tmp_path / "ids.txt.gz"
+    assert write_ids(corpus, ids, ["git"]) == 2  # the git samples, risk hosts included
+    assert read_ids(ids) == {"a" * ID_PREFIX, "b" * ID_PREFIX}
+    cp = corpus_producers(ids=[ids])
+    assert cp.holds("a" * 64) and cp.holds("b" * 64) and not cp.holds("c" * 64)
+    with pytest.raises(IndependenceError, match="same content"):
+        check_independence([{"id": "a" * 64, "producer": "git:p/q", "split": "dev"}], cp)
+    with gzip.open(tmp_path / "bad.gz", "wt") as f:
+        f.write("not-a-hash\n")
+    with pytest.raises(ValueError, match="hash prefix"):
+        read_ids(tmp_path / "bad.gz")
