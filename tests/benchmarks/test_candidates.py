@@ -1,0 +1,26 @@
+"""benchmarks/candidates/*: every committed candidate loads in the runtime, answers every head on
+every tier, and carries what the next session needs to calibrate it (README, corpus id list)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from picohead.data.producers import read_ids
+from picohead_runtime import Classifier
+
+ROOT = Path(__file__).resolve().parents[2]
+CANDIDATES = sorted(p for p in (ROOT / "benchmarks" / "candidates").glob("*") if p.is_dir())
+
+
+@pytest.mark.parametrize("folder", CANDIDATES, ids=lambda p: p.name)
+def test_a_candidate_loads_and_answers(folder: Path) -> None:
+    assert (folder / "README.md").is_file()
+    assert len(read_ids(folder / "corpus_git_ids.txt.gz")) > 1000
+    for tier in ("tiny", "small", "base", "pro"):
+        clf = Classifier(folder, tier=tier)
+        code, png, empty = clf.classify_many_bytes(
+            [b"def f(x):\n    return x + 1\n", b"\x89PNG\r\n\x1a\n" + bytes(64), b""])
+        assert set(code.heads) >= {"coarse", "mime", "code_lang", "risk"}
+        assert set(png.heads) >= {"coarse", "mime", "risk"} and empty.status == "empty"
