@@ -19,7 +19,7 @@ same way on the inputs that look like text (``looks_text``): a *coarse claim* is
 but ``text`` or ``unknown`` there ("0\\n" -> ``crypto``); on binary inputs every coarse label is
 specific, so they are not counted.
 
-    python benchmarks/tiny_inputs.py runtime/picohead_runtime/models/content-v8 OTHER_FOLDER \
+    python benchmarks/tiny_inputs.py runtime/picohead_runtime/models/content-v9 OTHER_FOLDER \
         --out benchmarks/results/tiny_inputs.json
 
 What it does not do: say anything about recall (a real 12-byte phone number should still be

@@ -24,3 +24,10 @@ def test_a_candidate_loads_and_answers(folder: Path) -> None:
             [b"def f(x):\n    return x + 1\n", b"\x89PNG\r\n\x1a\n" + bytes(64), b""])
         assert set(code.heads) >= {"coarse", "mime", "code_lang", "risk"}
         assert set(png.heads) >= {"coarse", "mime", "risk"} and empty.status == "empty"
+
+
+def test_the_shipped_models_corpus_ids_are_kept() -> None:
+    """content-v9's small/base/pro were trained on a corpus whose git part a session scoring them
+    may not be able to fetch; the wild build drops those samples by this list (--corpus-ids)."""
+    ids = read_ids(ROOT / "benchmarks" / "results" / "content_v9" / "corpus_git_ids.txt.gz")
+    assert len(ids) > 7000 and all(len(i) == 16 for i in list(ids)[:100])

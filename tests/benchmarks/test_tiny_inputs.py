@@ -12,6 +12,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import tiny_inputs  # noqa: E402
 
+from picohead_runtime.model import default_model_dir  # noqa: E402
+
 
 def test_the_inputs_are_short_distinct_and_cover_every_byte() -> None:
     probes = tiny_inputs.inputs()
@@ -31,7 +33,7 @@ def test_a_type_claim_is_a_specific_format_json_only_where_it_is_not_json() -> N
 def test_the_report_counts_flags_per_model_and_tier(tmp_path: Path) -> None:
     out = tmp_path / "tiny.json"
     p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "tiny_inputs.py"),
-                        str(ROOT / "runtime/picohead_runtime/models/content-v8"),
+                        str(default_model_dir()),
                         "--tiers", "tiny", "pro", "--out", str(out)],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
@@ -47,6 +49,20 @@ def test_the_report_counts_flags_per_model_and_tier(tmp_path: Path) -> None:
         assert 0 <= c["raw_claimed"] <= c["inputs"] and sum(c["raw_top"].values()) <= c["raw_claimed"]
         k = d["coarse_claims"]  # the text-looking inputs: specific coarse answers counted
         assert 0 < k["inputs"] < c["inputs"] and 0 <= k["claimed"] <= k["inputs"]
-        assert k["raw_claimed"] > 0 and "text" not in k["raw_top"]  # content-v8 claims many
+        assert 0 <= k["raw_claimed"] <= k["inputs"] and "text" not in k["raw_top"]
     assert model["tiny"]["flagged"] == 0  # tiny has no risk detector: every flag is off
     assert "| pro |" in out.with_suffix(".md").read_text()
+
+
+def test_the_bundled_risk_tiers_flag_almost_none_of_them(tmp_path: Path) -> None:
+    """Issue 23: no risk flag without evidence on 0-16-byte inputs. content-v8 flagged 23-25 % of
+    these on small, base and pro; the shipped tiers were trained on flag-free short inputs
+    (benchmarks/results/content_v9/ship.md). 1 % (16 of 1,580) is the bar this guards."""
+    out = tmp_path / "tiny.json"
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "tiny_inputs.py"),
+                        str(default_model_dir()), "--tiers", "small", "base", "pro",
+                        "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    (model,) = json.loads(out.read_text())["models"].values()
+    for tier, d in model.items():
+        assert d["flagged"] <= d["inputs"] // 100, (tier, d["flagged"], d["flags"])
