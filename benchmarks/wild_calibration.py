@@ -36,7 +36,10 @@ thresholds cost on content like the training data; content-v8's first per-label 
 threshold over labels without dev rows and fell to 30.5 % pro MIME on the corpus test split).
 
 ``--write DIR``: copy the model folder to DIR and write the dev-chosen thresholds and fallbacks
-into each tier's file (what content-v8 ships). What it does not do: change the given model.
+into each tier's file (what content-v9 ships); a written tier over its size budget
+(``picohead.pipeline.SIZE_BUDGET``: the recipe checks it before this metadata is added, up to
+~8 KB; content-v9rc1's tiny went 64,029 -> 69,549 B) is named in the report and the exit
+status is 1. What it does not do: change the given model.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ from picohead.calibrate import (  # noqa: E402
     write_thresholds,
 )
 from picohead.data.labels import generic_mime, generic_of_bytes  # noqa: E402
+from picohead.pipeline import SIZE_BUDGET  # noqa: E402
 from picohead.wild.metrics import risk_scores  # noqa: E402
 from picohead.wild.score import TASK_HEAD  # noqa: E402
 from picohead.wild.suite import blob, load_suite  # noqa: E402
@@ -302,6 +306,12 @@ def main() -> int:
                              source="validation split; " + ", ".join(
                                  TASK_HEAD[t] for t in out["tasks"]) + " on the wild suite's "
                              "dev half")
+        # The recipe checks each tier's size budget before these thresholds (and fallbacks) are
+        # in its metadata, which adds up to ~8 KB: a tier that no longer fits is said, and exit 1.
+        over = {t: (dst / Path(files[t]).name).stat().st_size for t in chosen_specs
+                if (dst / Path(files[t]).name).stat().st_size > SIZE_BUDGET.get(t, 1 << 62)}
+        out["written_over_budget"] = over
+        Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     L = ["Wild-test, % of samples: right / right generic / wrong / unanswered.", "",
          "| task | tier | shipped | raw top-1 | dev threshold | at it | + fallbacks (t, f) | at "
          "them | per label (penalty, labels, f) | at them | written |",
@@ -354,10 +364,14 @@ def main() -> int:
                      + f" | {a['macro_f1']} -> {b['macro_f1']} | "
                      + " | ".join(f"{neg(a, k)} -> {neg(b, k)}" for k in ("lookalike", "tiny",
                                                                          "clean")) + " |")
+    over = out.get("written_over_budget") or {}
+    for t, size in over.items():
+        L += ["", f"**{t} is over its size budget once written: {size:,} B > "
+              f"{SIZE_BUDGET[t]:,} B** (not shippable as written)."]
     md = "\n".join(L) + "\n"
     Path(args.out).with_suffix(".md").write_text(md)
     print(md)
-    return 0
+    return 1 if over else 0
 
 
 if __name__ == "__main__":

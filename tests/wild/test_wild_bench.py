@@ -55,6 +55,7 @@ def test_score_reports_every_task_and_the_robustness_checks(tmp_path: Path) -> N
                        capture_output=True, text=True, timeout=240)
     assert p.returncode == 0, p.stderr
     rep = json.loads(out.read_text())
+    assert rep["written_over_budget"] == {}  # the bundled small fits once written
     assert set(rep["tasks"]) == {"mime", "code_lang", "text_lang", "risk"}
     code = rep["tasks"]["code_lang"]["picohead"]["small"]
     assert code["n"] == 2 and 0.0 <= code["accuracy"] <= 100.0
@@ -124,6 +125,7 @@ def test_wild_calibration_chooses_on_dev_and_writes_every_head(tmp_path: Path) -
                        capture_output=True, text=True, timeout=240)
     assert p.returncode == 0, p.stderr
     rep = json.loads(out.read_text())
+    assert rep["written_over_budget"] == {}  # the bundled small fits once written
     assert set(rep["tasks"]) == {"mime", "code_lang", "text_lang", "risk"}
     risk = rep["tasks"]["risk"]["tiers"]["small"]
     assert set(risk["dev_chosen"]["per_flag"]) >= {"password"} and "password" in risk["dev_flags"]
@@ -145,3 +147,24 @@ def test_wild_calibration_chooses_on_dev_and_writes_every_head(tmp_path: Path) -
     assert bool(m.get("label_thresholds")) == (mime["written"] == "per_label")
     h = next(h for h in meta["spec"]["heads"] if h["name"] == "risk")
     assert h["label_thresholds"]["password"] == risk["dev_flags"]["password"]["threshold"]
+
+
+def test_wild_calibration_says_when_a_written_tier_is_over_budget(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The recipe checks size budgets before the wild-dev metadata is written (content-v9rc1's
+    tiny went 64,029 -> 69,549 B): --write names a tier that no longer fits, and exits 1."""
+    import wild_calibration
+
+    suite = tmp_path / "suite"
+    make_suite(suite)
+    recs = [json.loads(line) for line in (suite / "manifest.jsonl").read_text().splitlines()]
+    both = [{**r, "split": sp} for r in recs for sp in ("dev", "test")]
+    (suite / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in both))
+    out, copy = tmp_path / "cal.json", tmp_path / "model"
+    monkeypatch.setattr(wild_calibration, "SIZE_BUDGET", {"tiny": 1000})
+    monkeypatch.setattr(sys, "argv", ["wild_calibration.py", "--suite", str(suite), "--tiers",
+                                      "tiny", "--out", str(out), "--write", str(copy)])
+    assert wild_calibration.main() == 1
+    over = json.loads(out.read_text())["written_over_budget"]
+    assert set(over) == {"tiny"} and over["tiny"] == (copy / "tiny.onnx").stat().st_size
+    assert "tiny is over its size budget once written" in capsys.readouterr().out
