@@ -55,7 +55,6 @@ def test_score_reports_every_task_and_the_robustness_checks(tmp_path: Path) -> N
                        capture_output=True, text=True, timeout=240)
     assert p.returncode == 0, p.stderr
     rep = json.loads(out.read_text())
-    assert rep["written_over_budget"] == {}  # the bundled small fits once written
     assert set(rep["tasks"]) == {"mime", "code_lang", "text_lang", "risk"}
     code = rep["tasks"]["code_lang"]["picohead"]["small"]
     assert code["n"] == 2 and 0.0 <= code["accuracy"] <= 100.0
