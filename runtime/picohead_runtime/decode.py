@@ -26,7 +26,9 @@ Rules, per head in spec order (gates always point to an earlier head):
   ``0\n`` ``application/pkix-cert``; 75-88 % of all 0-3-byte inputs got a specific format,
   ``benchmarks/tiny_inputs.py``). Magika skips its model under 8 bytes for the same reason. The
   other heads keep the model's answers (the text language of a short word is trained on), and so
-  do the risk flags, which must be learned (issue 23: a 12-byte phone number is a real flag).
+  do the risk flags, which must be learned (issue 23: a 12-byte phone number is a real flag);
+- given the windows, a head with ``needs_letters`` (the natural-language head) answers ``unknown``
+  with a reason for content without a single letter: ``{}``, ``[]``, ``42`` have no language.
 
 Two paths give identical results: one file (pure Python on seven short lists: after an
 onnxruntime call the CPU caches are cold, and a dozen small numpy calls then cost ~2x what they cost
@@ -54,6 +56,13 @@ GENERIC_REASON = "answering the generic type"
 # Content (after whitespace stripping) shorter than this gets the generic type from the type
 # heads that have one, whatever the model says (see the module docstring).
 MIN_CONTENT = 8
+NO_LETTERS_REASON = "the content holds no letter: it has no natural language"
+
+
+def has_letter(window: bytes) -> bool:
+    """Whether the window, read as UTF-8 (invalid bytes skipped), holds any Unicode letter."""
+    return any(c.isalpha() for c in window.decode("utf-8", "ignore"))
+
 SHORT_GENERIC = {True: "text/plain", False: "application/octet-stream"}  # by looks_text
 SCORE_DIGITS = 6  # float32 carries ~7 significant digits; more would only be noise in JSON
 
@@ -195,6 +204,7 @@ class Decoder:
         self._multi_idx = np.concatenate(multi_idx) if multi_idx else None
         self._multi_thr = np.concatenate(multi_thr)[None, :] if multi_thr else None
         self._pad = np.full((1, 1), -1.0, dtype=np.float32)
+        self._letters = tuple(h.name for h in spec.heads if h.needs_letters)
 
     def decode(
         self, probs: Sequence[np.ndarray], windows: Sequence[bytes] | None = None
@@ -256,6 +266,8 @@ class Decoder:
             for row, w in zip(rows, windows):
                 if len(w) < MIN_CONTENT:
                     self._short(row, w)
+                if self._letters:
+                    self._no_letters(row, w)
         return rows
 
     def decode_one(
@@ -294,9 +306,23 @@ class Decoder:
             row[h.name] = HeadResult(
                 label, score, raw, tuple(zip(map(labels.__getitem__, idx), ps)), reason
             )
-        if window is not None and len(window) < MIN_CONTENT:
-            self._short(row, window)
+        if window is not None:
+            if len(window) < MIN_CONTENT:
+                self._short(row, window)
+            if self._letters:
+                self._no_letters(row, window)
         return row
+
+    def _no_letters(self, row: dict[str, HeadOut], window: bytes) -> None:
+        """Heads with ``needs_letters`` answer ``unknown`` for content without a letter."""
+        present = [n for n in self._letters if isinstance(row.get(n), HeadResult)]
+        if not present or has_letter(window):
+            return
+        for n in present:
+            a = row[n]
+            assert isinstance(a, HeadResult)
+            if a.label != UNKNOWN:
+                row[n] = HeadResult(UNKNOWN, a.score, a.raw, a.top_k, NO_LETTERS_REASON)
 
     def _short(self, row: dict[str, HeadOut], window: bytes) -> None:
         """Content under MIN_CONTENT bytes: each head with that generic answer gives it."""

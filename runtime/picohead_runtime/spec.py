@@ -69,6 +69,10 @@ class HeadSpec:
     probability (every label mapped to that generic, and the generic itself when it is a label)
     reaches ``fallback_threshold``, the head answers the generic label instead of ``unknown``.
     A generic label need not be one of the head's labels (``application/octet-stream``).
+    ``needs_letters`` (softmax heads only): the head answers only for content that holds a letter
+    (any Unicode letter); for content without one it answers ``unknown`` and says why. A natural
+    language head sets it: ``{}``, ``[]`` or ``42`` have no language, and a model that never saw
+    a label for them picks one anyway (content-v9 pro: ``{}`` -> ``ko`` at 0.95).
     """
 
     name: str
@@ -81,6 +85,7 @@ class HeadSpec:
     disabled_labels: tuple[str, ...] = ()
     fallbacks: Mapping[str, str] = field(default_factory=dict)
     fallback_threshold: float = 0.5
+    needs_letters: bool = False
 
     @property
     def multilabel(self) -> bool:
@@ -123,6 +128,8 @@ class HeadSpec:
                 g: [k for k, v in self.fallbacks.items() if v == g] for g in self.generic_labels
             }
             d["fallback_threshold"] = self.fallback_threshold
+        if self.needs_letters:
+            d["needs_letters"] = True
         return d
 
 
@@ -245,7 +252,7 @@ def _prob(value: Any, key: str, source: str) -> float:
 # The keys a head object may hold (a spec's heads, a head file for ``picohead add-head``).
 HEAD_KEYS = frozenset(
     {"name", "kind", "labels", "gate", "weight", "threshold", "label_thresholds", "disabled_labels",
-     "fallbacks", "fallback_threshold"}
+     "fallbacks", "fallback_threshold", "needs_letters"}
 )
 
 
@@ -331,6 +338,11 @@ def _parse_head(d: Any, i: int, source: str) -> HeadSpec:
         if v == "unknown" or v == k:
             raise _fail(source, f"{where}.fallbacks.{k}", f"{v!r} cannot be a generic answer")
     fb_thr = _prob(d.get("fallback_threshold", 0.5), f"{where}.fallback_threshold", source)
+    needs_letters = d.get("needs_letters", False)
+    if not isinstance(needs_letters, bool):
+        raise _fail(source, f"{where}.needs_letters", f"must be true or false, got {needs_letters!r}")
+    if needs_letters and kind != "softmax":
+        raise _fail(source, f"{where}.needs_letters", "only a softmax head answers 'unknown'")
     return HeadSpec(
         name=name,
         kind=kind,
@@ -342,6 +354,7 @@ def _parse_head(d: Any, i: int, source: str) -> HeadSpec:
         disabled_labels=tuple(dict.fromkeys(disabled)),
         fallbacks={str(k): str(v) for k, v in fallbacks.items()},
         fallback_threshold=fb_thr,
+        needs_letters=needs_letters,
     )
 
 

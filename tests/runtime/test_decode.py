@@ -327,3 +327,47 @@ def test_the_classifier_answers_short_content_generically_alone_and_in_a_batch()
             "text/plain", "text/plain", "text/plain", "application/octet-stream", "text/plain"]
         assert "too few to tell a format" not in (got[5].heads["mime"].reason or "")
     assert [r.asdict() for r in alone] == [r.asdict() for r in batch]
+
+
+def test_a_head_that_needs_letters_answers_unknown_for_content_without_one():
+    from picohead_runtime.decode import NO_LETTERS_REASON, has_letter
+
+    assert has_letter(b"ab") and has_letter("日本".encode()) and has_letter(b"{} x")
+    assert not has_letter(b"{}") and not has_letter(b"42\n") and not has_letter(b"\xff\xfe--")
+    spec = _spec(lang={"needs_letters": True})
+    assert spec.head("lang").needs_letters and not spec.head("kind").needs_letters
+    assert ModelSpec.from_dict(spec.to_dict()).head("lang").needs_letters  # written, read back
+    dec = Decoder(spec)
+    kinds, langs, risk = [[0.9, 0.05, 0.05]] * 3, [[0.05, 0.9, 0.05]] * 3, [[0.9, 0.1]] * 3
+    windows = [b"{}\n[1, 2, 3]\n", b"int x = 1;", b"12345678 -- 42"]
+    batch = dec.decode(_probs(kinds, langs, risk), windows)
+    single = [dec.decode(_probs([k], [g], [r]), [w])[0]
+              for k, g, r, w in zip(kinds, langs, risk, windows)]
+    for rows in (batch, single):
+        assert [r["lang"].label for r in rows] == ["unknown", "javascript", "unknown"]
+        assert rows[0]["lang"].raw == "javascript" and rows[0]["lang"].reason == NO_LETTERS_REASON
+        assert [r["kind"].label for r in rows] == ["code"] * 3  # other heads keep their answers
+    assert [r["lang"].asdict() for r in batch] == [r["lang"].asdict() for r in single]
+    assert dec.decode(_probs(kinds, langs, risk))[0]["lang"].label == "javascript"  # no windows
+
+
+def test_needs_letters_is_checked_when_a_spec_is_read():
+    from picohead_runtime.spec import SpecError
+
+    with pytest.raises(SpecError, match="needs_letters"):
+        _spec(lang={"needs_letters": "yes"})
+    with pytest.raises(SpecError, match="only a softmax head"):
+        _spec(risk={"needs_letters": True})
+    assert CONTENT_SPEC.head("text_lang").needs_letters  # the content recipe's language head
+
+
+def test_the_bundled_model_gives_letterless_text_no_language():
+    from picohead_runtime import Classifier
+
+    for tier in ("small", "pro"):
+        clf = Classifier(None, tier=tier)
+        for b in (b"{}", b"[]", b"42\n", b"12345 67890\n"):
+            lang = clf.classify_bytes(b).heads.get("text_lang")
+            assert lang is None or lang.label == "unknown", (tier, b, lang)
+        fr = clf.classify_bytes(b"Bonjour tout le monde, comment allez-vous ?").heads["text_lang"]
+        assert fr.label == "fr", (tier, fr)
