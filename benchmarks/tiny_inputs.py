@@ -1,4 +1,4 @@
-"""Risk flags and type claims on inputs of 0-3 bytes, model folders side by side.
+"""Risk flags and type claims on inputs of 0-3 bytes (flags on 4-16 too), model folders side by side.
 
 Issue 23 asks for no flag without evidence on 0-16-byte inputs; the wild suite's 0-16-byte
 negatives are few (135 in its test half), and the ones content-v8 flags are all 1-3 bytes long
@@ -21,6 +21,11 @@ specific, so they are not counted.
 
     python benchmarks/tiny_inputs.py runtime/picohead_runtime/models/content-v9 OTHER_FOLDER \
         --out benchmarks/results/tiny_inputs.json
+
+A second set, ``longer_inputs``, reaches the rest of the issue's range: 4-16-byte inputs that
+carry no secret (words, keywords and builtin names, numbers of at most 6 digits, versions, dates,
+code and markup fragments, paths, short hex, magic signatures, seeded random bytes); the report
+counts the ones that get a flag.
 
 What it does not do: say anything about recall (a real 12-byte phone number should still be
 flagged; the wild suite's risk task measures that).
@@ -50,6 +55,42 @@ def inputs() -> list[bytes]:
     return list(dict.fromkeys(out))
 
 
+# 4-16-byte inputs that carry no secret: words and names, short numbers (at most 6 digits in a
+# run: no phone number), versions and dates, code and markup fragments, paths and a host without
+# credentials, short hex, punctuation runs, magic signatures and seeded random bytes.
+LONGER_TEXT = [
+    "null", "true", "false", "None", "TODO", "FIXME", "README", "LICENSE", "Makefile", "hello",
+    "hello world", "Hello, World!", "thank you", "good morning", "ok thanks", "yes please",
+    "{}\n", "[]\n", '{"a": 1}', "[1, 2, 3]", "x = 1", "i++;", "return 0;", "</div>", "<br/>",
+    "# TODO", "-- comment", "/* */", "SELECT 1;", "ls -la", "cd ..", "make all", "git status",
+    "npm install", "pip install", "exit 0", "echo $HOME", "${VAR}", "$PATH", "%APPDATA%",
+    "/usr/bin/env", "./configure", "C:\\Windows", "~/.bashrc", "https://a.io", "localhost:8080",
+    "127.0.0.1", "v1.2.3", "1.0.0-rc1", "2024-01-01", "12:30:45", "3.14159", "-42.5", "1e-10",
+    "100%", "$19.99", "0xdeadbeef", "#ff00ff", "a1b2c3d4", "deadbeef", "----", "====", "....",
+    "****", "\t\t\t\tx", "    x", "....!!!!", "key", "password", "token", "secret", "api_key",
+    "user", "admin", "root", "email", "phone", "name: x", "id: 7", "port = 80", "debug=true",
+]
+LONGER_MAGIC = [b"\x89PNG\r\n\x1a\n", b"%PDF-1.7", b"PK\x03\x04\x14\x00", b"\x7fELF\x02\x01\x01\x00",
+                b"\x1f\x8b\x08\x00\x00\x00\x00\x00", b"\x00\x00\x01\x00", b"RIFF\x24\x00\x00\x00WAVE",
+                b"OggS\x00\x02", b"fLaC\x00\x00", b"ID3\x03\x00", b"GIF89a", b"\xff\xd8\xff\xe0",
+                b"BZh91AY&SY", b"\xfd7zXZ\x00", b"MZ\x90\x00\x03\x00", b"SQLite format 3"]
+
+
+def longer_inputs(seed: int = 0) -> list[bytes]:
+    """4-16-byte inputs without a secret, in a fixed order: the lists above, Python's keywords
+    and builtin names, numbers of 4-6 digits, and random bytes (``seed``)."""
+    import builtins
+    import keyword
+    import random
+
+    rng = random.Random(seed)
+    words = [w for w in keyword.kwlist + sorted(dir(builtins)) if not w.startswith("_")]
+    out = [t.encode() for t in LONGER_TEXT + words] + LONGER_MAGIC
+    out += [str(rng.randrange(1000, 1_000_000)).encode() for _ in range(100)]
+    out += [rng.randbytes(rng.randrange(4, 17)) for _ in range(200)]
+    return [b for b in dict.fromkeys(out) if 4 <= len(b) <= 16]
+
+
 NO_CLAIM = frozenset({"text/plain", "application/octet-stream", "unknown"})
 COARSE_NO_CLAIM = frozenset({"text", "unknown"})
 
@@ -75,6 +116,7 @@ def main() -> int:
     ap.add_argument("--out", default=None, help="write the JSON here (and .md beside it)")
     args = ap.parse_args()
     probes = inputs()
+    more = longer_inputs()
     magic = {m for full in MAGIC for m in (full, full[:2])}
     res: dict[str, dict[str, dict]] = {}
     for folder in args.models:
@@ -112,7 +154,19 @@ def main() -> int:
                     flags.update(labels)
                     if len(examples) < 8:
                         examples.append([repr(b), labels])
+            longer: Counter[str] = Counter()
+            longer_flagged, longer_examples = 0, []
+            for r, b in zip(clf.classify_many_bytes(more), more):
+                labels = list(getattr(r.heads.get("risk"), "labels", ()))
+                if labels:
+                    longer_flagged += 1
+                    longer.update(labels)
+                    if len(longer_examples) < 8:
+                        longer_examples.append([repr(b), labels])
             res.setdefault(folder, {})[tier] = {
+                "longer": {"inputs": len(more), "flagged": longer_flagged,
+                           "share": round(100 * longer_flagged / len(more), 2),
+                           "flags": dict(longer), "examples": longer_examples},
                 "inputs": len(probes), "flagged": flagged,
                 "share": round(100 * flagged / len(probes), 2), "flags": dict(flags),
                 "examples": examples,
@@ -132,6 +186,16 @@ def main() -> int:
         for tier, d in tiers.items():
             lines.append(f"| {folder} | {tier} | {d['flagged']} ({d['share']} %) | "
                          f"{d['flags'] or '-'} | {'; '.join(f'{e[0]} -> {e[1]}' for e in d['examples'][:4]) or '-'} |")
+    lines += ["", f"Inputs of 4-16 bytes without a secret ({len(more)}: words and names, numbers "
+              "of at most 6 digits, versions, dates, code fragments, paths, short hex, magic "
+              "signatures, random bytes; `longer_inputs`) that get a risk flag:", "",
+              "| model | tier | flagged | flags | examples |", "|---|---|---|---|---|"]
+    for folder, tiers in res.items():
+        for tier, d in tiers.items():
+            g = d["longer"]
+            ex = "; ".join(f"{e[0]} -> {e[1]}" for e in g["examples"][:4]) or "-"
+            lines.append(f"| {folder} | {tier} | {g['flagged']} ({g['share']} %) | "
+                         f"{g['flags'] or '-'} | {ex} |")
     lines += ["", "The same inputs less the magic prefixes, whose MIME answer claims a specific format "
               "(`type_claim`: not text/plain, application/octet-stream or unknown; JSON only "
               "where the input is not JSON): the final answer, and the model's raw top-1.", "",

@@ -22,6 +22,17 @@ def test_the_inputs_are_short_distinct_and_cover_every_byte() -> None:
     assert b"\x1f\x8b\x08" in probes and b"{}" in probes
 
 
+def test_the_longer_inputs_are_4_to_16_bytes_and_carry_no_secret() -> None:
+    import re
+
+    more = tiny_inputs.longer_inputs()
+    assert len(more) == len(set(more)) > 400 and all(4 <= len(b) <= 16 for b in more)
+    assert more == tiny_inputs.longer_inputs()  # seeded: the same list every run
+    email = re.compile(rb"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+\.[A-Za-z]{2,}")
+    assert not any(re.search(rb"\d{7}", b) or email.search(b) for b in more)  # no phone/e-mail
+    assert b"\x89PNG\r\n\x1a\n" in more and b"password" in more  # a magic and a bare field name
+
+
 def test_a_type_claim_is_a_specific_format_json_only_where_it_is_not_json() -> None:
     assert not tiny_inputs.type_claim(b"x", "text/plain")
     assert not tiny_inputs.type_claim(b"\x01", "application/octet-stream")
@@ -66,3 +77,5 @@ def test_the_bundled_risk_tiers_flag_almost_none_of_them(tmp_path: Path) -> None
     (model,) = json.loads(out.read_text())["models"].values()
     for tier, d in model.items():
         assert d["flagged"] <= d["inputs"] // 100, (tier, d["flagged"], d["flags"])
+        g = d["longer"]  # the 4-16-byte inputs without a secret
+        assert g["flagged"] <= g["inputs"] // 100, (tier, g["flagged"], g["examples"])
