@@ -1,0 +1,222 @@
+"""Pick Debian packages that ship real files of a MIME label and add take rules for them to
+``picohead/recipes/content/real_formats.json`` (issue 22: many producers per label).
+
+It reads the archive's file index (``Contents-all.gz``, ``Contents-amd64.gz`` of bookworm main)
+and package index (``Packages``, decompressed), and for each label of ``PICK`` keeps the packages
+holding at least one file with the label's extension under ``usr/``, leaving out reserved
+packages (``picohead.data.recipe.is_reserved``), packages whose project the wild suite pins
+(``picohead.data.producers.wild_producers``: a corpus producer may not feed the yardstick), debug
+packages and .debs over ``--max-deb-mb``. Candidates are ranked by download size per file they
+can give (cheapest first) and at most one package per project and label is kept (two packages of
+one upstream project are one producer), up to ``--want`` packages a label. Each kept package gets
+the label's rules (extension, magic prefix where the format has one, 10 files at most), appended
+to its entry or to a new one (licence ``see package``).
+
+What it does not do: look inside a package (a file whose bytes lack the magic prefix is dropped
+at build time, so an ``.doc`` that is plain text gives nothing: see ``real_formats_counts.py`` for
+the listing-based yield and the corpus card for what the build kept) or download anything.
+
+    curl -O http://deb.debian.org/debian/dists/bookworm/main/Contents-all.gz
+    curl -O http://deb.debian.org/debian/dists/bookworm/main/Contents-amd64.gz
+    lz4 -dc /var/lib/apt/lists/*bookworm_main_binary-amd64_Packages.lz4 > Packages
+    python benchmarks/real_formats_pick.py --contents Contents-all.gz Contents-amd64.gz \\
+        --packages Packages --write
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from picohead.data.producers import project_of, wild_producers  # noqa: E402
+from picohead.data.recipe import is_reserved  # noqa: E402
+
+INCLUDE = ROOT / "picohead" / "recipes" / "content" / "real_formats.json"
+CAP = 10  # files per package and rule, as the include file's other rules
+# label -> rules (extensions, magic prefix in hex or None); "code" rules label source (HTML is a
+# markup language of the code head, so its MIME type comes from the language).
+PICK: dict[str, list[dict[str, Any]]] = {
+    "application/x-tar": [{"ext": [".tar"]}],
+    "application/zip": [{"ext": [".zip"], "magic": "504b0304"}],
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document":
+        [{"ext": [".docx"], "magic": "504b0304"}],
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":
+        [{"ext": [".xlsx"], "magic": "504b0304"}],
+    "application/vnd.ms-excel": [{"ext": [".xls"], "magic": "d0cf11e0a1b11ae1"}],
+    "application/msword": [{"ext": [".doc"], "magic": "d0cf11e0a1b11ae1"}],
+    "application/vnd.oasis.opendocument.spreadsheet": [{"ext": [".ods"], "magic": "504b0304"}],
+    "application/vnd.oasis.opendocument.text": [{"ext": [".odt"], "magic": "504b0304"}],
+    "application/rtf": [{"ext": [".rtf"], "magic": "7b5c727466"}],
+    "application/wasm": [{"ext": [".wasm"], "magic": "0061736d"}],
+    "application/x-compress": [{"ext": [".Z"], "magic": "1f9d"}],
+    "audio/aiff": [{"ext": [".aif", ".aiff"], "magic": "464f524d"}],
+    "audio/basic": [{"ext": [".au", ".snd"], "magic": "2e736e64"}],
+    "audio/flac": [{"ext": [".flac"], "magic": "664c6143"}],
+    "audio/mpeg": [{"ext": [".mp3"], "magic": "494433"}, {"ext": [".mp3"], "magic": "fffb"}],
+    "audio/x-voc": [{"ext": [".voc"], "magic": "437265617469766520566f696365"}],
+    "video/webm": [{"ext": [".webm"], "magic": "1a45dfa3"}],
+    "video/x-matroska": [{"ext": [".mkv"], "magic": "1a45dfa3"}],
+    "image/tiff": [{"ext": [".tif", ".tiff"], "magic": "49492a00"},
+                   {"ext": [".tif", ".tiff"], "magic": "4d4d002a"}],
+    "image/x-portable-anymap": [{"ext": [".pnm", ".ppm", ".pgm", ".pbm"], "magic": "50"}],
+    "image/x-tga": [{"ext": [".tga"]}],
+    "image/x-pcx": [{"ext": [".pcx"], "magic": "0a"}],
+    "image/x-sgi": [{"ext": [".sgi", ".rgb"], "magic": "01da"}],
+    "image/webp": [{"ext": [".webp"], "magic": "52494646"}],
+    "image/x-icon": [{"ext": [".ico"], "magic": "00000100"}],
+    "image/bmp": [{"ext": [".bmp"], "magic": "424d"}],
+    "text/html": [{"code": "html", "ext": [".html", ".htm"]}],
+    "text/csv": [{"ext": [".csv"]}],
+}
+WANT = {"text/html": 60, "image/x-icon": 30, "image/bmp": 30}  # others: --want
+
+
+def _ext_table(pick: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
+    return {e: label for label, rules in pick.items() for r in rules for e in r["ext"]}
+
+
+def read_contents(lines: Iterable[str], pick: dict[str, list[dict[str, Any]]]
+                  ) -> dict[str, Counter[str]]:
+    """label -> package -> files with one of the label's extensions under ``usr/``, from the
+    lines of a Contents index (``PATH  section/package[,section/package...]``)."""
+    ext_label = _ext_table(pick)
+    out: dict[str, Counter[str]] = defaultdict(Counter)
+    for line in lines:
+        path, _, pkgs = line.rstrip("\n").rpartition(" ")
+        path = path.strip()
+        if not path.startswith("usr/") or "." not in path.rsplit("/", 1)[-1]:
+            continue
+        ext = path[path.rfind("."):]
+        label = ext_label.get(ext) or ext_label.get(ext.lower())
+        if label is None:
+            continue
+        for p in pkgs.split(","):
+            out[label][p.rsplit("/", 1)[-1]] += 1
+    return out
+
+
+def read_packages(lines: Iterable[str]) -> dict[str, tuple[int, str]]:
+    """package -> (download size in bytes, section) from a Packages index."""
+    out: dict[str, tuple[int, str]] = {}
+    name, size, section = None, 0, ""
+    for line in [*lines, ""]:
+        if line.startswith("Package: "):
+            name, size, section = line[9:].strip(), 0, ""
+        elif line.startswith("Size: "):
+            size = int(line[6:])
+        elif line.startswith("Section: "):
+            section = line[9:].strip()
+        elif not line.strip() and name:
+            out[name] = (size, section)
+            name = None
+    return out
+
+
+def pick(contents: dict[str, Counter[str]], packages: dict[str, tuple[int, str]], want: int,
+         max_bytes: int, excluded: Callable[[str], bool],
+         want_per_label: dict[str, int] | None = None) -> dict[str, list[str]]:
+    """label -> the packages kept for it (see the module docstring for the rule)."""
+    chosen: dict[str, list[str]] = {}
+    for label, files in sorted(contents.items()):
+        cands = []
+        for p, n in files.items():
+            if p not in packages or excluded(p):
+                continue
+            size, section = packages[p]
+            if size > max_bytes or section.endswith("debug"):
+                continue
+            cands.append((size / min(n, CAP), p))
+        kept: list[str] = []
+        projects: set[str] = set()
+        for _, p in sorted(cands):
+            proj = project_of(f"deb:{p}")
+            if proj in projects:
+                continue
+            projects.add(proj)
+            kept.append(p)
+            if len(kept) >= (want_per_label or {}).get(label, want):
+                break
+        chosen[label] = kept
+    return chosen
+
+
+def apply(include: dict[str, Any], chosen: dict[str, list[str]],
+          table: dict[str, list[dict[str, Any]]]) -> int:
+    """Append each chosen package's rules to its entry (a new ``deb`` entry when it has none);
+    a rule already there is not added twice. Returns the number of rules added."""
+    entries = {e["name"]: e for e in include["sources"] if e.get("kind") == "deb"}
+    added = 0
+    for label, pkgs in chosen.items():
+        for p in pkgs:
+            e = entries.get(p)
+            if e is None:
+                e = {"kind": "deb", "name": p, "version": None, "licence": "see package",
+                     "take": []}
+                include["sources"].append(e)
+                entries[p] = e
+            for spec in table[label]:
+                rule = ({"code": spec["code"]} if "code" in spec else {"mime": label})
+                rule.update({"ext": list(spec["ext"]), "under": ["usr/"]})
+                if spec.get("magic"):
+                    rule["magic"] = spec["magic"]
+                rule["cap"] = CAP
+                if rule not in e["take"]:
+                    e["take"].append(rule)
+                    added += 1
+    return added
+
+
+def default_excluded() -> Callable[[str], bool]:
+    """Reserved packages and those whose project the wild suite pins."""
+    wild = wild_producers()
+    return lambda p: is_reserved(p) or wild.owns(f"deb:{p}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--contents", nargs="+", type=Path, required=True, help="Contents-*.gz files")
+    ap.add_argument("--packages", type=Path, required=True, help="a decompressed Packages index")
+    ap.add_argument("--include", type=Path, default=INCLUDE)
+    ap.add_argument("--labels", default=",".join(PICK), help="comma-separated labels of PICK")
+    ap.add_argument("--want", type=int, default=40, help="packages per label at most")
+    ap.add_argument("--max-deb-mb", type=float, default=40.0)
+    ap.add_argument("--write", action="store_true", help="write the rules into --include")
+    a = ap.parse_args(argv)
+    unknown = [lab for lab in a.labels.split(",") if lab not in PICK]
+    if unknown:
+        print(f"error: no rules for {', '.join(unknown)} (labels: {', '.join(PICK)})",
+              file=sys.stderr)
+        return 2
+    table = {lab: PICK[lab] for lab in a.labels.split(",")}
+    contents: dict[str, Counter[str]] = defaultdict(Counter)
+    for path in a.contents:
+        with gzip.open(path, "rt", encoding="utf-8", errors="replace") as f:
+            for label, c in read_contents(f, table).items():
+                contents[label].update(c)
+    packages = read_packages(a.packages.read_text(encoding="utf-8", errors="replace").splitlines())
+    chosen = pick(contents, packages, a.want, int(a.max_deb_mb * 2**20), default_excluded(), WANT)
+    chosen = {lab: chosen[lab] for lab in table if lab in chosen}  # rules in PICK's order
+    for label, pkgs in chosen.items():
+        mb = sum(packages[p][0] for p in pkgs) / 2**20
+        print(f"{label:75} {len(pkgs):3d} packages ({len(contents[label])} hold files), "
+              f"{mb:.1f} MB")
+    if a.write:
+        include = json.loads(a.include.read_text(encoding="utf-8"))
+        n = apply(include, chosen, table)
+        a.include.write_text(json.dumps(include, indent=1, ensure_ascii=False) + "\n",
+                             encoding="utf-8")
+        print(f"{n} rules added to {a.include}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
