@@ -5,7 +5,8 @@ It reads the archive's file index (``Contents-all.gz``, ``Contents-amd64.gz`` of
 and package index (``Packages``, decompressed), and for each label of ``PICK`` keeps the packages
 holding at least one file with the label's extension under ``usr/``, leaving out reserved
 packages (``picohead.data.recipe.is_reserved``), packages whose project the wild suite pins
-(``picohead.data.producers.wild_producers``: a corpus producer may not feed the yardstick), debug
+(``picohead.data.producers.wild_producers``: a corpus producer may not feed the yardstick) or
+whose project owns a repository the wild suite pins, debug
 packages and .debs over ``--max-deb-mb``. Candidates are ranked by download size per file they
 can give (cheapest first) and at most one package per project and label is kept (two packages of
 one upstream project are one producer), up to ``--want`` packages a label. Each kept package gets
@@ -37,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from picohead.data.producers import project_of, wild_producers  # noqa: E402
+from picohead.data.producers import normalise, project_of, wild_producers  # noqa: E402
 from picohead.data.recipe import is_reserved  # noqa: E402
 
 INCLUDE = ROOT / "picohead" / "recipes" / "content" / "real_formats.json"
@@ -176,9 +177,13 @@ def apply(include: dict[str, Any], chosen: dict[str, list[str]],
 
 
 def default_excluded() -> Callable[[str], bool]:
-    """Reserved packages and those whose project the wild suite pins."""
+    """Reserved packages, those whose project the wild suite pins, and those whose project owns
+    a repository the wild suite pins (``golang-github-docker-docker-dev`` is project ``docker``,
+    owner of the pinned docker/awesome-compose: the independence check refuses the pair)."""
     wild = wild_producers()
-    return lambda p: is_reserved(p) or wild.owns(f"deb:{p}")
+    owners = {normalise(k[4:].split("/")[0]) for k in wild.keys if k.startswith("git:")}
+    return lambda p: (is_reserved(p) or wild.owns(f"deb:{p}")
+                      or project_of(f"deb:{p}") in owners)
 
 
 def main(argv: list[str] | None = None) -> int:
