@@ -165,7 +165,8 @@ def apply(include: dict[str, Any], chosen: dict[str, list[str]],
                 include["sources"].append(e)
                 entries[p] = e
             for spec in table[label]:
-                rule = ({"code": spec["code"]} if "code" in spec else {"mime": label})
+                rule: dict[str, Any] = ({"code": spec["code"]} if "code" in spec
+                                        else {"mime": label})
                 rule.update({"ext": list(spec["ext"]), "under": ["usr/"]})
                 if spec.get("magic"):
                     rule["magic"] = spec["magic"]

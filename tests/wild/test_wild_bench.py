@@ -167,3 +167,24 @@ def test_wild_calibration_says_when_a_written_tier_is_over_budget(
     over = json.loads(out.read_text())["written_over_budget"]
     assert set(over) == {"tiny"} and over["tiny"] == (copy / "tiny.onnx").stat().st_size
     assert "tiny is over its size budget once written" in capsys.readouterr().out
+
+
+def test_wild_raw_gives_raw_top1_per_label_for_each_model(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import wild_raw
+
+    from picohead_runtime.model import default_model_dir
+
+    suite = tmp_path / "suite"
+    make_suite(suite)
+    out = tmp_path / "raw.json"
+    model = str(default_model_dir())
+    assert wild_raw.main([model, model, "--suite", str(suite), "--split", "test", "--task", "mime",
+                          "--tiers", "tiny,pro", "--labels", "image/png", "--out", str(out)]) == 0
+    res = json.loads(out.read_text())["models"][model]
+    pro = res["pro"]
+    assert pro["n"] == 2 and set(pro["per_label"]) == {"image/png", "application/pdf"}
+    right = sum(v["raw_top1"] * v["n"] / 100 for v in pro["per_label"].values())
+    assert abs(100 * right / pro["n"] - pro["raw_top1"]) < 0.1  # overall is the per-label sum
+    assert pro["per_label"]["image/png"]["raw_top1"] == 100.0  # a PNG signature, ranked first
+    assert wild_raw.main([model, "--suite", str(suite), "--split", "test", "--task", "risk"]) == 2

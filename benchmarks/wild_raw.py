@@ -1,0 +1,96 @@
+"""Raw top-1 per true label on one half of the wild suite, for model folders side by side.
+
+    python benchmarks/wild_raw.py --suite W --split dev --task mime A/bundle B/bundle \\
+        [--labels L1,L2] [--out results/x.json]
+
+For each model folder and tier, the share of the task's records (``mime``, ``code_lang`` or
+``text_lang``) whose true label is the head's top-1 label, overall and per true label (MIME names
+folded onto the suite's by ``wild_maps``), from each tier file's own onnxruntime session on the
+runtime's windows. It is threshold-free: two trials calibrated differently are compared on what
+their heads rank first, where ``wild.py score`` reports final answers at each file's thresholds.
+What it does not do: choose thresholds, score anchors, or test significance.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from wild_calibration import probabilities, same_fn, truth_of, windows  # noqa: E402
+
+from picohead.wild.score import TASK_HEAD  # noqa: E402
+from picohead.wild.suite import load_suite  # noqa: E402
+from picohead_runtime import scoring  # noqa: E402
+from picohead_runtime.model import resolve_model_path  # noqa: E402
+
+TIERS = ("tiny", "small", "base", "pro")
+
+
+def raw_top1(model_dir: str, tier: str, suite: Path, task: str, recs: list[dict[str, Any]]
+             ) -> dict[str, Any]:
+    """Overall and per-label raw top-1 accuracy (%) of one tier file on ``recs``."""
+    model = scoring.open_file(resolve_model_path(model_dir, tier))
+    spec = model.meta.spec
+    head = TASK_HEAD[task]
+    probs = probabilities(model, windows(suite, recs, spec.window))
+    labels = spec.head(head).labels
+    top = probs[spec.head_names.index(head)].argmax(axis=1)
+    same = same_fn(task)
+    n: Counter[str] = Counter()
+    right: Counter[str] = Counter()
+    for r, k in zip(recs, top):
+        t = truth_of(task, r["label"])
+        n[t] += 1
+        right[t] += bool(same(labels[int(k)], t))
+    total = sum(n.values())
+    return {"n": total, "raw_top1": round(100 * sum(right.values()) / max(1, total), 2),
+            "in_vocab": sorted({truth_of(task, lab) for lab in labels} & set(n)),
+            "per_label": {t: {"n": n[t], "raw_top1": round(100 * right[t] / n[t], 1)}
+                          for t in sorted(n)}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("models", nargs="+", help="model folders")
+    ap.add_argument("--suite", required=True)
+    ap.add_argument("--split", choices=("dev", "test"), default="dev")
+    ap.add_argument("--task", choices=tuple(TASK_HEAD), default="mime")
+    ap.add_argument("--tiers", default=",".join(TIERS))
+    ap.add_argument("--labels", default="", help="comma-separated true labels to print")
+    ap.add_argument("--out", default=None, help="write everything as JSON here")
+    a = ap.parse_args(argv)
+    if a.task == "risk":
+        print("error: risk is multilabel; wild.py score reports its flags", file=sys.stderr)
+        return 2
+    suite = Path(a.suite)
+    recs = load_suite(suite, task=a.task, split=a.split)
+    res = {m: {t: raw_top1(m, t, suite, a.task, recs) for t in a.tiers.split(",")}
+           for m in a.models}
+    tiers = a.tiers.split(",")
+    print(f"{a.task}, wild {a.split} ({len(recs)} records): raw top-1 %, " + " | ".join(a.models))
+    for t in tiers:
+        print(f"  {t:5} " + " | ".join(f"{res[m][t]['raw_top1']:6.2f}" for m in a.models))
+    shown = [x for x in a.labels.split(",") if x] or []
+    for lab in shown:
+        cells = []
+        for m in a.models:
+            cells.append(" ".join(f"{res[m][t]['per_label'].get(lab, {}).get('raw_top1', '-')}"
+                                  for t in tiers))
+        n = res[a.models[0]][tiers[0]]["per_label"].get(lab, {}).get("n", 0)
+        print(f"  {lab} (n={n}): " + " | ".join(cells))
+    if a.out:
+        Path(a.out).write_text(json.dumps({"suite": str(suite), "split": a.split, "task": a.task,
+                                           "command": " ".join(sys.argv), "models": res},
+                                          indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
