@@ -214,7 +214,7 @@ def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: li
                 out, lambda r: r["labels"].get("code_lang") == "python" and r["source"].startswith(("deb", "pypi")))[:3000]]
             it = formats.gen_pyc(grng, pool, per, srcs)
         elif g == "debs":
-            it = _debs(cache, per)
+            it = _debs(cache, per, {e["name"] for e in recipe.entries if e["kind"] == "deb"})
         elif g == "jars":
             classes = _records_by(out, lambda r: r["labels"].get("mime") == "application/java-vm")
             it = formats.gen_jars(grng, pool, per, [(r["prov"]["path"], out / r["path"]) for r in classes])
@@ -246,8 +246,15 @@ def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: li
         log.info("gen %s: %d samples in %.0fs", g, len(recs), time.time() - t0)
 
 
-def _debs(cache: Path, per: int) -> Any:
-    debs = sorted((cache.resolve() / "dl" / "deb").glob("*.deb"))
+def _debs(cache: Path, per: int, packages: set[str]) -> Any:
+    """The downloaded ``.deb`` files of the recipe's own ``deb`` entries (``packages``), first
+    ``2 * per`` by file name. Only those: the download folder may hold other packages (fetched by
+    hand, by ``benchmarks/real_formats_counts.py`` or for an older recipe), and a corpus must not
+    depend on what else a cache holds, nor take a package the recipe loader never checked against
+    the wild suite (a cached golang-github-docker-docker-dev did: project docker owns a pinned
+    wild repository)."""
+    debs = [p for p in sorted((cache.resolve() / "dl" / "deb").glob("*.deb"))
+            if p.name.split("_")[0] in packages]
     for p in debs[: per * 2]:
         pkg, ver = p.name.split("_")[:2]
         yield p.read_bytes(), "application/vnd.debian.binary-package", {

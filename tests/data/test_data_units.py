@@ -6,6 +6,7 @@ import importlib.util
 import random
 import re
 from collections import Counter
+from pathlib import Path
 
 from picohead.data import risk, textclean
 from picohead.data.harvest import cuts
@@ -264,3 +265,17 @@ def test_plant_secret_keeps_length_and_labels_by_the_detectors() -> None:
     assert risk.plant_secret(host, ["email"], rng) is None  # flagged rows are left alone
     assert risk.plant_secret(b"\x00\x01" * 400, [], rng) is None  # so are binaries
     assert risk.plant_secret(b"tiny\n", [], rng) is None  # and windows the line would swamp
+
+
+def test_the_debs_generator_takes_only_the_recipes_own_packages(tmp_path: Path) -> None:
+    from picohead.data.build import _debs
+
+    dl = tmp_path / "dl" / "deb"
+    dl.mkdir(parents=True)
+    for name in ("alpha_1.0_all.deb", "beta_2.1-1_amd64.deb", "zeta_0.9_all.deb"):
+        (dl / name).write_bytes(b"!<arch>\n" + name.encode())
+    got = list(_debs(tmp_path, per=5, packages={"alpha", "zeta"}))
+    assert [g[2]["source"] for g in got] == ["deb:alpha", "deb:zeta"]  # beta: not in the recipe
+    assert got[0][1] == "application/vnd.debian.binary-package"
+    assert got[1][2]["prov"]["version"] == "0.9"
+    assert len(list(_debs(tmp_path, per=0, packages={"alpha"}))) == 0
