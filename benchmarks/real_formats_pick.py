@@ -127,7 +127,7 @@ def pick(contents: dict[str, Counter[str]], packages: dict[str, tuple[int, str]]
          want_per_label: dict[str, int] | None = None) -> dict[str, list[str]]:
     """label -> the packages kept for it (see the module docstring for the rule)."""
     chosen: dict[str, list[str]] = {}
-    for label, files in sorted(contents.items()):
+    for label, files in contents.items():
         cands = []
         for p, n in files.items():
             if p not in packages or excluded(p):
@@ -203,14 +203,13 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     table = {lab: PICK[lab] for lab in a.labels.split(",")}
-    contents: dict[str, Counter[str]] = defaultdict(Counter)
+    contents: dict[str, Counter[str]] = {lab: Counter() for lab in table}  # rules in PICK's order
     for path in a.contents:
         with gzip.open(path, "rt", encoding="utf-8", errors="replace") as f:
             for label, c in read_contents(f, table).items():
                 contents[label].update(c)
     packages = read_packages(a.packages.read_text(encoding="utf-8", errors="replace").splitlines())
     chosen = pick(contents, packages, a.want, int(a.max_deb_mb * 2**20), default_excluded(), WANT)
-    chosen = {lab: chosen[lab] for lab in table if lab in chosen}  # rules in PICK's order
     for label, pkgs in chosen.items():
         mb = sum(packages[p][0] for p in pkgs) / 2**20
         print(f"{label:75} {len(pkgs):3d} packages ({len(contents[label])} hold files), "

@@ -71,14 +71,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     suite = Path(a.suite)
     recs = load_suite(suite, task=a.task, split=a.split)
-    res = {m: {t: raw_top1(m, t, suite, a.task, recs) for t in a.tiers.split(",")}
-           for m in a.models}
     tiers = a.tiers.split(",")
+    res = {m: {t: raw_top1(m, t, suite, a.task, recs) for t in tiers} for m in a.models}
     print(f"{a.task}, wild {a.split} ({len(recs)} records): raw top-1 %, " + " | ".join(a.models))
     for t in tiers:
         print(f"  {t:5} " + " | ".join(f"{res[m][t]['raw_top1']:6.2f}" for m in a.models))
-    shown = [x for x in a.labels.split(",") if x] or []
-    for lab in shown:
+    for lab in filter(None, a.labels.split(",")):
         cells = []
         for m in a.models:
             cells.append(" ".join(f"{res[m][t]['per_label'].get(lab, {}).get('raw_top1', '-')}"
