@@ -26,7 +26,7 @@ from tqdm import tqdm
 from picohead.data import formats, risk
 from picohead.data.baseline import compare, load_baseline, save_last_good
 from picohead.data.breadth import FINE_HEADS, breadth, cap_producers, producer_of, under_floor
-from picohead.data.fetch import FetchError, fetch
+from picohead.data.fetch import DONE, FetchError, fetch, is_unpacked, unpacked_root
 from picohead.data.harvest import harvest, seeded
 from picohead.data.labels import code_labels, format_labels
 from picohead.data.recipe import Recipe, RecipeError
@@ -195,8 +195,7 @@ def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: li
             texts.append(_blob(out, r).decode("utf-8"))
         except (UnicodeDecodeError, OSError):
             pass
-    xroot = cache.resolve() / "x"
-    all_files = [p for p in xroot.rglob("*") if p.is_file() and not p.is_symlink()] if xroot.exists() else []
+    all_files = _pool_files(recipe, cache)
     rng.shuffle(all_files)
     files = all_files[:5000]
     fonts = sorted(p for p in all_files if p.suffix.lower() in (".ttf", ".otf")
@@ -244,6 +243,18 @@ def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: li
                 continue
         write_stage(out, f"gen_{g}", recs)
         log.info("gen %s: %d samples in %.0fs", g, len(recs), time.time() - t0)
+
+
+def _pool_files(recipe: Recipe, cache: Path) -> list[Path]:
+    """The files the generators may pack into archives and containers: those of the recipe's own
+    unpacked entries, in path order. Only those, as in :func:`_debs`: the pool read every file
+    under ``cache/x`` in the file system's order, so a corpus changed with the machine, with what
+    else the cache held (git trees fetched after the generators ran, packages downloaded by a
+    benchmark) and could pack files of producers the recipe loader never checked."""
+    roots = sorted({unpacked_root(cache.resolve(), e["kind"], e["name"], e.get("commit"))
+                    for e in recipe.entries})
+    return sorted(p for r in roots if is_unpacked(r) for p in r.rglob("*")
+                  if p.is_file() and not p.is_symlink() and p.name != DONE)
 
 
 def _debs(cache: Path, per: int, packages: set[str]) -> Any:

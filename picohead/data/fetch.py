@@ -57,13 +57,29 @@ def _run(cmd: list[str], cwd: Path | None = None, timeout: int = 900) -> str:
     return p.stdout
 
 
+def unpacked_root(cache: Path, kind: str, name: str, commit: str | None = None) -> Path:
+    """Where a recipe entry's tree is unpacked under ``cache`` (finished when it holds ``.done``):
+    ``x/<kind>/<name>`` (npm scopes ``/`` -> ``__``; git ``x/git/<owner>+<repo>@<commit[:12]>``).
+    The one owner of that layout: the fetchers write there and the builder reads there."""
+    if kind == "git":
+        return cache / "x" / "git" / f"{name.replace('/', '+')}@{(commit or '')[:12]}"
+    return cache / "x" / kind / (name.replace("/", "__") if kind == "npm" else name)
+
+
+def is_unpacked(root: Path) -> bool:
+    return (root / DONE).exists()
+
+
+DONE = ".done"
+
+
 def _done(dest: Path) -> str | None:
-    m = dest / ".done"
+    m = dest / DONE
     return m.read_text().strip() if m.exists() else None
 
 
 def _mark(dest: Path, version: str) -> None:
-    (dest / ".done").write_text(version)
+    (dest / DONE).write_text(version)
 
 
 def _safe_extract_tar(path: Path, dest: Path) -> None:
@@ -99,7 +115,7 @@ def unpack(path: Path, dest: Path) -> None:
 
 # -- deb ------------------------------------------------------------------------------------------
 def fetch_deb(cache: Path, name: str, version: str | None) -> Fetched:
-    dest = cache / "x" / "deb" / name
+    dest = unpacked_root(cache, "deb", name)
     v = _done(dest)
     dl = cache / "dl" / "deb"
     if v is not None:
@@ -215,7 +231,7 @@ def _build_src_index(cache: Path, base: Path) -> None:
 
 
 def fetch_debsrc(cache: Path, name: str, version: str | None) -> Fetched:
-    dest = cache / "x" / "debsrc" / name
+    dest = unpacked_root(cache, "debsrc", name)
     v = _done(dest)
     if v is not None:
         return Fetched(dest, v, None)
@@ -293,7 +309,7 @@ def fetch_debdesc(cache: Path, name: str, languages: list[str]) -> Fetched:
     Fetched by ``apt-get update`` with ``Acquire::Languages`` into a private state dir, and
     decompressed with apt's own ``apt-helper cat-file`` into ``locale/<lang>/Translation``.
     """
-    dest = cache / "x" / "debdesc" / name
+    dest = unpacked_root(cache, "debdesc", name)
     v = _done(dest)
     if v is not None:
         return Fetched(dest, v, None)
@@ -326,7 +342,7 @@ def fetch_debdesc(cache: Path, name: str, languages: list[str]) -> Fetched:
 
 # -- PyPI / npm -------------------------------------------------------------------------------------
 def fetch_pypi(cache: Path, name: str, version: str | None, sdist: bool = False) -> Fetched:
-    dest = cache / "x" / "pypi" / name
+    dest = unpacked_root(cache, "pypi", name)
     v = _done(dest)
     if v is not None:
         return Fetched(dest, v, None)
@@ -351,7 +367,7 @@ def fetch_pypi(cache: Path, name: str, version: str | None, sdist: bool = False)
 
 def fetch_npm(cache: Path, name: str, version: str | None) -> Fetched:
     safe = name.replace("/", "__")
-    dest = cache / "x" / "npm" / safe
+    dest = unpacked_root(cache, "npm", name)
     v = _done(dest)
     if v is not None:
         return Fetched(dest, v, None)
@@ -383,7 +399,7 @@ def fetch_git(cache: Path, mirrors: Path | None, repo: str, commit: str,
     """The files under ``paths`` of ``repo`` at ``commit``, unpacked under the cache."""
     from picohead.data.gitmirror import MirrorError, open_mirror
 
-    dest = cache / "x" / "git" / f"{repo.replace('/', '+')}@{commit[:12]}"
+    dest = unpacked_root(cache, "git", repo, commit)
     if _done(dest) is not None:
         return Fetched(dest, commit, None)
     if mirrors is None:

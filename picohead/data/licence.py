@@ -47,7 +47,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from picohead.data.fetch import FetchError, fetch
+from picohead.data.fetch import FetchError, fetch, is_unpacked, unpacked_root
 from picohead.data.recipe import RecipeError, check_keys, load_recipe
 from picohead.data.store import BlobStore
 from picohead_runtime.spec import HEAD_KEYS
@@ -400,8 +400,7 @@ def harvest_entry(cache: Path, e: dict[str, Any], stats: Counter[str],
     kind, name = e["kind"], e["name"]
     if e.get("extra"):
         cache = cache / "licence"
-    safe = name.replace("/", "__")
-    if offline and not (cache / "x" / kind / safe / ".done").exists():
+    if offline and not is_unpacked(unpacked_root(cache, kind, name, e.get("commit"))):
         stats["packages not in the cache (offline)"] += 1
         return []
     f = fetch(cache, kind, name, e.get("version"), sdist=bool(e.get("sdist")))

@@ -279,3 +279,30 @@ def test_the_debs_generator_takes_only_the_recipes_own_packages(tmp_path: Path) 
     assert got[0][1] == "application/vnd.debian.binary-package"
     assert got[1][2]["prov"]["version"] == "0.9"
     assert len(list(_debs(tmp_path, per=0, packages={"alpha"}))) == 0
+
+
+def test_the_generators_pool_holds_only_the_recipes_unpacked_entries(tmp_path: Path) -> None:
+    from picohead.data.build import _pool_files
+    from picohead.data.fetch import unpacked_root
+    from picohead.data.recipe import Recipe
+
+    entries = [{"kind": "deb", "name": "alpha"}, {"kind": "npm", "name": "@scope/beta"},
+               {"kind": "git", "name": "owner/gamma", "commit": "0123456789abcdef"},
+               {"kind": "pypi", "name": "not-fetched"}]
+    for e, files in zip(entries[:3], (["b.txt", "a/c.txt"], ["package/x.js"], ["src/y.go"])):
+        root = unpacked_root(tmp_path, e["kind"], e["name"], e.get("commit"))
+        for rel in files:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(rel)
+        (root / ".done").write_text("1")
+    stray = tmp_path / "x" / "deb" / "not-in-recipe"  # fetched by hand or by a benchmark
+    stray.mkdir(parents=True)
+    (stray / "secret.txt").write_text("x")
+    (stray / ".done").write_text("1")
+    half = unpacked_root(tmp_path, "pypi", "not-fetched")  # an interrupted unpack: no .done
+    half.mkdir(parents=True)
+    (half / "partial.py").write_text("x")
+    recipe = Recipe(name="t", root=tmp_path, data={"sources": entries})
+    got = [p.relative_to(tmp_path / "x").as_posix() for p in _pool_files(recipe, tmp_path)]
+    assert got == ["deb/alpha/a/c.txt", "deb/alpha/b.txt", "git/owner+gamma@0123456789ab/src/y.go",
+                   "npm/@scope__beta/package/x.js"]  # path order, no marker, no stray package
