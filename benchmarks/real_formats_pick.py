@@ -97,7 +97,7 @@ def read_contents(lines: Iterable[str], pick: dict[str, list[dict[str, Any]]]
         if not path.startswith("usr/") or "." not in path.rsplit("/", 1)[-1]:
             continue
         ext = path[path.rfind("."):]
-        label = ext_label.get(ext) or ext_label.get(ext.lower())
+        label = ext_label.get(ext)  # exact case: the harvester's rules match it exactly
         if label is None:
             continue
         for p in pkgs.split(","):

@@ -64,7 +64,8 @@ Section: utils
 
 def test_contents_are_read_by_extension_under_usr_only() -> None:
     got = rfp.read_contents(CONTENTS.splitlines(), rfp.PICK)
-    assert got["application/x-tar"] == {"alpha-data": 2, "alpha-doc": 1, "huge-data": 1,
+    # x.TAR is not counted: a rule's extensions match file names exactly at build time
+    assert got["application/x-tar"] == {"alpha-data": 1, "alpha-doc": 1, "huge-data": 1,
                                         "delta-dbgsym": 1, "gnome-tarballs": 1, "beta": 1,
                                         "gamma": 1}
     assert got["application/x-compress"] == {"zeta": 1}  # .Z, not .z
