@@ -180,6 +180,9 @@ def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[st
         final, head, P["dev"], T["dev"], same, fam,
         fallbacks=fallbacks, max_wrong=max_wrong, groups=groups)
     row["dev_per_label"] = rep_l["chosen"]
+    # every (penalty, fallback threshold) candidate's cross-fitted dev estimate: why a bound tier
+    # took one threshold over per-label ones (content-v10rc1 pro) can be read off without a rerun
+    row["dev_per_label_grid"] = rep_l["grid"]
     row["dev_chosen_per_label"] = test_of(per_label)
     # written: per-label thresholds where their cross-fitted dev outcome beats the one threshold's
     one = row.get("dev_fallback", row["dev_threshold"])
