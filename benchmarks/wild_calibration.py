@@ -4,7 +4,12 @@ dev half, scored on its test half, beside the shipped (in-corpus) thresholds and
     python benchmarks/wild_calibration.py --suite wild --out benchmarks/results/wild_calibration.json
     python benchmarks/wild_calibration.py --suite wild --write MODEL_COPY   # also write them
 
-For each softmax task (mime, code_lang, text_lang) and tier, on wild-test: right / right generic
+Every choice is made on the dev half. The report shows the half ``--report`` names: ``dev`` by
+default, so that calibrating a candidate does not show the test outcomes of every setting it did
+not take (the shipped model's test figures come from ``wild.py score --split test``, once, after
+the choice); ``--report test`` shows them, for the record of a choice already made.
+
+For each softmax task (mime, code_lang, text_lang) and tier, on the reported half: right / right generic
 answer / wrong / unanswered (% of samples) for (a) the shipped file's thresholds, (b) raw top-1,
 (c) one threshold chosen on dev (``picohead.calibrate.calibrate_under_shift``: the most useful
 answers whose wrong answers stay at or under ``--max-wrong`` %, 2 by default, issue 23's target
@@ -157,7 +162,7 @@ def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[st
     head, same = TASK_HEAD[task], same_fn(task)
 
     def test_of(sp: Any) -> dict[str, float]:
-        return shift_outcomes(sp, head, P["test"], T["test"], same, fam)
+        return shift_outcomes(sp, head, P["report"], T["report"], same, fam)
 
     def with_head(sp: Any, **fields: Any) -> Any:
         return replace_head(sp, dataclasses.replace(sp.head(head), **fields))
@@ -219,9 +224,9 @@ def calibrate_flags(spec: Any, P: dict[str, Any], recs: dict[str, list[dict[str,
     y = np.array([[lab in r["label"] for lab in h.labels] for r in recs["dev"]], dtype=np.float32)
     fields, rep = calibrate_head(h, P["dev"][i], y, MIN_COVERAGE, max_false=max_false / 100)
     final = replace_head(spec, dataclasses.replace(h, **fields))
-    row = {"shipped": risk_scores(risk_rows(spec, P["test"], recs["test"]), h.labels),
+    row = {"shipped": risk_scores(risk_rows(spec, P["report"], recs["report"]), h.labels),
            "dev_flags": rep,
-           "dev_chosen": risk_scores(risk_rows(final, P["test"], recs["test"]), h.labels)}
+           "dev_chosen": risk_scores(risk_rows(final, P["report"], recs["report"]), h.labels)}
     return row, final
 
 
@@ -230,6 +235,8 @@ def main() -> int:
     ap.add_argument("--suite", required=True)
     ap.add_argument("--model", default=None, help="model folder (default: the bundled model)")
     ap.add_argument("--tiers", default="tiny,small,base,pro")
+    ap.add_argument("--report", choices=("dev", "test"), default="dev",
+                    help="the half the report shows (choices are always made on dev)")
     ap.add_argument("--max-wrong", type=float, default=2.0)
     ap.add_argument("--bound-tiers", default="pro",
                     help="tiers held to --max-wrong; the others take the most useful answers net "
@@ -254,17 +261,20 @@ def main() -> int:
     bound_tiers = set(args.bound_tiers.split(","))
     bound_tasks = set(args.bound_tasks.split(","))
     files = {t: resolve_model_path(args.model, t) for t in tiers}
-    out: dict[str, Any] = {"command": " ".join(sys.argv), "max_wrong": args.max_wrong,
+    out: dict[str, Any] = {"command": " ".join(sys.argv), "reported_on": args.report,
+                           "max_wrong": args.max_wrong,
                            "bound_tiers": sorted(bound_tiers),
                            "bound_tasks": sorted(bound_tasks),
                            "max_false": args.max_false,
                            "tasks": {}}
     chosen_specs: dict[str, Any] = {}
-    data = {task: {sp: load_suite(suite, task=task, split=sp) for sp in ("dev", "test")}
-            for task in TASKS}
+    splits = ("dev",) if args.report == "dev" else ("dev", "test")
+    data = {task: {sp: load_suite(suite, task=task, split=sp) for sp in splits} for task in TASKS}
+    for d in data.values():
+        d["report"] = d[args.report]
     truth = {task: {sp: [truth_of(task, r["label"]) for r in recs] for sp, recs in d.items()}
              for task, d in data.items()}
-    fams = {task: family_fn(task, suite, [r for recs in d.values() for r in recs])
+    fams = {task: family_fn(task, suite, [r for sp in splits for r in d[sp]])
             for task, d in data.items()}
     wins: dict[str, dict[str, Any]] = {}
     crows = corpus_rows(Path(args.corpus), args.corpus_rows) if args.corpus else {}
@@ -276,9 +286,9 @@ def main() -> int:
             if TASK_HEAD[task] not in spec.head_names:
                 continue
             if task not in wins:  # every tier of a model reads the same window
-                wins[task] = {sp: windows(suite, recs, spec.window)
-                              for sp, recs in data[task].items()}
+                wins[task] = {sp: windows(suite, data[task][sp], spec.window) for sp in splits}
             P = {sp: probabilities(model, w) for sp, w in wins[task].items()}
+            P["report"] = P[args.report]
             if task == "risk":
                 row, final = calibrate_flags(spec, P, data[task], args.max_false)
             else:
@@ -292,7 +302,8 @@ def main() -> int:
                 row, final = calibrate_task(spec, task, P, truth[task], fams[task], bound,
                                             fold_groups(task, data[task]["dev"]), cor)
             d = out["tasks"].setdefault(task, {"dev": len(data[task]["dev"]),
-                                               "test": len(data[task]["test"]), "tiers": {}})
+                                               "reported": len(data[task]["report"]),
+                                               "tiers": {}})
             d["tiers"][tier] = row
             chosen_specs[tier] = replace_head(chosen_specs.get(tier, spec),
                                               final.head(TASK_HEAD[task]))
@@ -315,7 +326,8 @@ def main() -> int:
                 if (dst / Path(files[t]).name).stat().st_size > SIZE_BUDGET.get(t, 1 << 62)}
         out["written_over_budget"] = over
         Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
-    L = ["Wild-test, % of samples: right / right generic / wrong / unanswered.", "",
+    L = [f"Wild-{args.report}, % of samples: right / right generic / wrong / unanswered"
+         + (" (the half every choice was made on)." if args.report == "dev" else "."), "",
          "| task | tier | shipped | raw top-1 | dev threshold | at it | + fallbacks (t, f) | at "
          "them | per label (penalty, labels, f) | at them | written |",
          "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -349,7 +361,7 @@ def main() -> int:
                     L.append(f"| {task} | {tier} | {f4(c['shipped'])} | {f4(c['one_threshold'])}"
                              f" | {f4(c['per_label'])} | {x['written']} |")
     if "risk" in out["tasks"]:
-        L += ["", "Risk on wild-test, F1 per flag and negatives flagged (look-alikes / 0-16 B "
+        L += ["", f"Risk on wild-{args.report}, F1 per flag and negatives flagged (look-alikes / 0-16 B "
               "inputs / clean hosts, %): in-corpus thresholds -> flags chosen on wild-dev "
               "(a flag under F1 0.5 there is disabled: -).", "",
               "| tier | " + " | ".join(RISK_FLAGS) + " | macro F1 | look-alikes | 0-16 B | clean |",

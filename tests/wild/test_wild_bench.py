@@ -128,7 +128,8 @@ def test_wild_calibration_chooses_on_dev_and_writes_every_head(tmp_path: Path) -
     assert set(rep["tasks"]) == {"mime", "code_lang", "text_lang", "risk"}
     risk = rep["tasks"]["risk"]["tiers"]["small"]
     assert set(risk["dev_chosen"]["per_flag"]) >= {"password"} and "password" in risk["dev_flags"]
-    assert "Risk on wild-test" in out.with_suffix(".md").read_text()
+    assert "Risk on wild-dev" in out.with_suffix(".md").read_text()  # test only when asked
+    assert rep["reported_on"] == "dev" and "test" not in rep["tasks"]["risk"]
     mime = rep["tasks"]["mime"]["tiers"]["small"]
     assert mime["dev_per_label"]["penalty"] > 0 and "dev_chosen_per_label" in mime
     assert "per label (penalty, labels, f)" in out.with_suffix(".md").read_text()
@@ -162,9 +163,13 @@ def test_wild_calibration_says_when_a_written_tier_is_over_budget(
     out, copy = tmp_path / "cal.json", tmp_path / "model"
     monkeypatch.setattr(wild_calibration, "SIZE_BUDGET", {"tiny": 1000})
     monkeypatch.setattr(sys, "argv", ["wild_calibration.py", "--suite", str(suite), "--tiers",
-                                      "tiny", "--out", str(out), "--write", str(copy)])
+                                      "tiny", "--out", str(out), "--write", str(copy),
+                                      "--report", "test"])
     assert wild_calibration.main() == 1
-    over = json.loads(out.read_text())["written_over_budget"]
+    rep = json.loads(out.read_text())
+    assert rep["reported_on"] == "test" and out.with_suffix(".md").read_text().startswith(
+        "Wild-test, % of samples")  # test outcomes only when asked for
+    over = rep["written_over_budget"]
     assert set(over) == {"tiny"} and over["tiny"] == (copy / "tiny.onnx").stat().st_size
     assert "tiny is over its size budget once written" in capsys.readouterr().out
 
