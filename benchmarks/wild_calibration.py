@@ -161,7 +161,7 @@ def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[st
     threshold's dev outcome (``shift_choice_key``), else the one threshold."""
     head, same = TASK_HEAD[task], same_fn(task)
 
-    def test_of(sp: Any) -> dict[str, float]:
+    def reported(sp: Any) -> dict[str, float]:
         return shift_outcomes(sp, head, P["report"], T["report"], same, fam)
 
     def with_head(sp: Any, **fields: Any) -> Any:
@@ -170,16 +170,16 @@ def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[st
     fallbacks = fallbacks_for(spec) if task == "mime" else None
     plain, rep = calibrate_under_shift(spec, head, P["dev"], T["dev"], same, fam,
                                        max_wrong=max_wrong)
-    row = {"shipped": test_of(spec), "raw": test_of(with_head(spec, threshold=0.0,
+    row = {"shipped": reported(spec), "raw": reported(with_head(spec, threshold=0.0,
                                                                 label_thresholds={})),
-           "dev_threshold": rep["chosen"], "dev_chosen": test_of(plain)}
+           "dev_threshold": rep["chosen"], "dev_chosen": reported(plain)}
     final = plain
     if task == "mime":
         final, rep_fb = calibrate_under_shift(spec, head, P["dev"], T["dev"], same, fam,
                                               fallbacks=fallbacks, max_wrong=max_wrong)
         row["dev_fallback"] = rep_fb["chosen"]
-        row["dev_chosen_fallback"] = test_of(final)
-    row["curve"] = {str(t): test_of(with_head(final, threshold=t)) for t in CURVE}
+        row["dev_chosen_fallback"] = reported(final)
+    row["curve"] = {str(t): reported(with_head(final, threshold=t)) for t in CURVE}
     # refines the one-threshold choice: a label without dev evidence keeps its threshold
     per_label, rep_l = calibrate_labels_under_shift(
         final, head, P["dev"], T["dev"], same, fam,
@@ -188,7 +188,7 @@ def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[st
     # every (penalty, fallback threshold) candidate's cross-fitted dev estimate: why a bound tier
     # took one threshold over per-label ones (content-v10rc1 pro) can be read off without a rerun
     row["dev_per_label_grid"] = rep_l["grid"]
-    row["dev_chosen_per_label"] = test_of(per_label)
+    row["dev_chosen_per_label"] = reported(per_label)
     # written: per-label thresholds where their cross-fitted dev outcome beats the one threshold's
     one = row.get("dev_fallback", row["dev_threshold"])
     pick = shift_choice_key(rep_l["chosen"]["estimated"], max_wrong) > shift_choice_key(
@@ -270,12 +270,12 @@ def main() -> int:
     chosen_specs: dict[str, Any] = {}
     splits = ("dev",) if args.report == "dev" else ("dev", "test")
     data = {task: {sp: load_suite(suite, task=task, split=sp) for sp in splits} for task in TASKS}
-    for d in data.values():
-        d["report"] = d[args.report]
     truth = {task: {sp: [truth_of(task, r["label"]) for r in recs] for sp, recs in d.items()}
              for task, d in data.items()}
-    fams = {task: family_fn(task, suite, [r for sp in splits for r in d[sp]])
-            for task, d in data.items()}
+    for by_split in (*data.values(), *truth.values()):  # "report": the half the report shows
+        by_split["report"] = by_split[args.report]
+    fams = {task: family_fn(task, suite, [r for sp in splits for r in data[task][sp]])
+            for task in TASKS}
     wins: dict[str, dict[str, Any]] = {}
     crows = corpus_rows(Path(args.corpus), args.corpus_rows) if args.corpus else {}
     cwins: dict[str, Any] = {}

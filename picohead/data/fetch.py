@@ -57,6 +57,9 @@ def _run(cmd: list[str], cwd: Path | None = None, timeout: int = 900) -> str:
     return p.stdout
 
 
+DONE = ".done"  # marker file of a finished unpack, holding the version
+
+
 def unpacked_root(cache: Path, kind: str, name: str, commit: str | None = None) -> Path:
     """Where a recipe entry's tree is unpacked under ``cache`` (finished when it holds ``.done``):
     ``x/<kind>/<name>`` (npm scopes ``/`` -> ``__``; git ``x/git/<owner>+<repo>@<commit[:12]>``).
@@ -67,10 +70,8 @@ def unpacked_root(cache: Path, kind: str, name: str, commit: str | None = None) 
 
 
 def is_unpacked(root: Path) -> bool:
+    """True when the tree under ``root`` was unpacked to the end (its ``.done`` marker)."""
     return (root / DONE).exists()
-
-
-DONE = ".done"
 
 
 def _done(dest: Path) -> str | None:
