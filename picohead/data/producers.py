@@ -167,6 +167,16 @@ class CorpusProducers:
         kind, _, name = key.partition(":")
         return kind == "git" and "/" in name and normalise(name.split("/")[0]) in self.projects
 
+    def claims(self, key: str, project: str | None = None) -> bool:
+        """True when the key or its project is one of these producers, or its project owns one
+        of their repositories: ``owns`` seen from the other side (a corpus package of project
+        ``docker`` and the wild suite's ``git:docker/awesome-compose`` are one producer)."""
+        if key in self.keys or project_of(key, project) in self.projects:
+            return True
+        owners = {normalise(k[4:].split("/")[0]) for k in self.keys
+                  if k.startswith("git:") and "/" in k}
+        return project_of(key, project) in owners
+
 
 # Projects the corpus holds inside another producer (vendored copies), found by content-hash
 # overlap between a corpus build and the wild suite: project -> the corpus producer shipping it.

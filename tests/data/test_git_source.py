@@ -72,6 +72,25 @@ def test_a_recipe_naming_a_wild_producer_is_refused(tmp_path: Path) -> None:
         {"kind": "pypi", "name": "puremagic", "licence": "MIT", "take": []}]})
     with pytest.raises(RecipeError, match="producers of the wild suite.*UD_German-PUD"):
         check_wild_independence(leaked)
+    # a package whose project owns a repository the wild suite pins (docker/awesome-compose)
+    owner = Recipe("owner", tmp_path, {"sources": [
+        {"kind": "deb", "name": "golang-github-docker-docker-dev", "licence": "see package",
+         "take": []}]})
+    with pytest.raises(RecipeError, match="golang-github-docker-docker-dev"):
+        check_wild_independence(owner)
+
+
+def test_a_build_drops_stage_records_whose_producer_the_wild_suite_claims() -> None:
+    from picohead.data.build import _drop_wild_producers
+
+    recs = [{"id": "a" * 64, "source": "deb:golang-github-docker-docker-dev", "producer": "docker"},
+            {"id": "b" * 64, "source": "risk:deb:golang-github-docker-docker-dev",
+             "producer": "docker"},
+            {"id": "c" * 64, "source": "deb:zlib1g-dev", "producer": "zlib"},
+            {"id": "d" * 64, "source": "gen:crypto", "producer": "gen:crypto"}]
+    kept, dropped = _drop_wild_producers(recs)
+    assert [r["id"][0] for r in kept] == ["c", "d"]
+    assert dropped == {"deb:golang-github-docker-docker-dev": 2}
 
 
 def test_wild_hashes_read_a_wild_manifest(tmp_path: Path) -> None:

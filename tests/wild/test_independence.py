@@ -112,3 +112,15 @@ def test_an_id_list_stands_in_for_a_corpus_build(tmp_path: Path) -> None:
         f.write("not-a-hash\n")
     with pytest.raises(ValueError, match="hash prefix"):
         read_ids(tmp_path / "bad.gz")
+
+
+def test_claims_is_owns_seen_from_the_other_side() -> None:
+    wild = CorpusProducers()
+    wild.add("git:docker/awesome-compose", "awesome-compose")
+    corpus = CorpusProducers()
+    corpus.add("deb:golang-github-docker-docker-dev")
+    # the wild repository is owned by the corpus's project docker, and the corpus's package is
+    # claimed by the wild suite's repository owner: one rule, either side
+    assert corpus.owns("git:docker/awesome-compose")
+    assert wild.claims("deb:golang-github-docker-docker-dev")
+    assert wild.claims("git:docker/awesome-compose") and not wild.claims("deb:zlib1g-dev")
