@@ -309,7 +309,7 @@ def _drop_wild_producers(recs: list[dict[str, Any]]) -> tuple[list[dict[str, Any
     """The records whose producer the wild suite does not claim, and source -> records dropped.
     The recipe is checked before the build (``check_wild_independence``), but stage files are
     reused while they exist, so a stage written by an older recipe or from a cache holding other
-    packages can still carry one (content-v10rc1's corpus: one .deb of
+    packages can still carry one (a registry-only build of 2026-12-05: one .deb of
     golang-github-docker-docker-dev, project docker, owner of the pinned docker/awesome-compose,
     from a ``gen_debs`` stage written before that generator kept to the recipe's packages)."""
     from picohead.data.producers import wild_producers
