@@ -38,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from picohead.data.producers import normalise, project_of, wild_producers  # noqa: E402
+from picohead.data.producers import project_of, wild_producers  # noqa: E402
 from picohead.data.recipe import is_reserved  # noqa: E402
 
 INCLUDE = ROOT / "picohead" / "recipes" / "content" / "real_formats.json"
@@ -77,6 +77,40 @@ PICK: dict[str, list[dict[str, Any]]] = {
     "image/bmp": [{"ext": [".bmp"], "magic": "424d"}],
     "text/html": [{"code": "html", "ext": [".html", ".htm"]}],
     "text/csv": [{"ext": [".csv"]}],
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation":
+        [{"ext": [".pptx"], "magic": "504b0304"}],
+    "application/vnd.ms-powerpoint": [{"ext": [".ppt"], "magic": "d0cf11e0a1b11ae1"}],
+    "application/vnd.oasis.opendocument.presentation": [{"ext": [".odp"], "magic": "504b0304"}],
+    "application/vnd.tcpdump.pcap": [{"ext": [".pcap"], "magic": "d4c3b2a1"},
+                                     {"ext": [".pcap"], "magic": "a1b2c3d4"}],
+    "application/x-7z-compressed": [{"ext": [".7z"], "magic": "377abcaf271c"}],
+    "application/x-cpio": [{"ext": [".cpio"], "magic": "303730373031"},  # "070701" (newc)
+                           {"ext": [".cpio"], "magic": "303730373037"}],  # "070707" (odc)
+    "application/zstd": [{"ext": [".zst"], "magic": "28b52ffd"}],
+    "application/x-xz": [{"ext": [".xz"], "magic": "fd377a585a00"}],
+    "application/pkix-cert": [{"ext": [".der", ".cer"], "magic": "3082"}],
+    "application/x-pem-file": [{"ext": [".pem"], "magic": "2d2d2d2d2d424547494e"}],  # -----BEGIN
+    # key blocks only: the label is a PGP key, and many .asc files are detached signatures
+    "application/pgp-keys": [
+        {"ext": [".asc"],  # -----BEGIN PGP PUBLIC KEY BLOCK
+         "magic": "2d2d2d2d2d424547494e20504750205055424c4943204b455920424c4f434b"},
+        {"ext": [".asc"],  # -----BEGIN PGP PRIVATE KEY BLOCK
+         "magic": "2d2d2d2d2d424547494e205047502050524956415445204b455920424c4f434b"}],
+    "application/geo+json": [{"ext": [".geojson"]}],
+    "image/jp2": [{"ext": [".jp2"], "magic": "0000000c6a502020"}],
+    "image/vnd.radiance": [{"ext": [".hdr"], "magic": "233f"}],  # "#?"
+    "image/x-sun-raster": [{"ext": [".ras", ".sun"], "magic": "59a66a95"}],
+    "image/x-icns": [{"ext": [".icns"], "magic": "69636e73"}],
+    "image/x-xbitmap": [{"ext": [".xbm"], "magic": "23646566696e65"}],  # "#define"
+    "text/calendar":  # "BEGIN:VCALENDAR"
+        [{"ext": [".ics"], "magic": "424547494e3a5643414c454e444152"}],
+    "text/vcard": [{"ext": [".vcf"], "magic": "424547494e3a5643415244"}],  # "BEGIN:VCARD"
+    "text/x-uuencode": [{"ext": [".uu", ".uue"], "magic": "626567696e20"}],  # "begin "
+    "text/tab-separated-values": [{"ext": [".tsv"]}],
+    "video/mpeg": [{"ext": [".mpg", ".mpeg"], "magic": "000001ba"},
+                   {"ext": [".mpg", ".mpeg"], "magic": "000001b3"}],
+    "video/x-flv": [{"ext": [".flv"], "magic": "464c56"}],
+    "video/x-msvideo": [{"ext": [".avi"], "magic": "52494646"}],
 }
 WANT = {"text/html": 60, "image/x-icon": 30, "image/bmp": 30}  # others: --want
 
@@ -178,13 +212,11 @@ def apply(include: dict[str, Any], chosen: dict[str, list[str]],
 
 
 def default_excluded() -> Callable[[str], bool]:
-    """Reserved packages, those whose project the wild suite pins, and those whose project owns
-    a repository the wild suite pins (``golang-github-docker-docker-dev`` is project ``docker``,
-    owner of the pinned docker/awesome-compose: the independence check refuses the pair)."""
+    """Reserved packages and those the wild suite claims (``CorpusProducers.claims``: its
+    project, or the owner of one of its repositories: ``golang-github-docker-docker-dev`` is
+    project ``docker``, owner of the pinned docker/awesome-compose)."""
     wild = wild_producers()
-    owners = {normalise(k[4:].split("/")[0]) for k in wild.keys if k.startswith("git:")}
-    return lambda p: (is_reserved(p) or wild.owns(f"deb:{p}")
-                      or project_of(f"deb:{p}") in owners)
+    return lambda p: is_reserved(p) or wild.claims(f"deb:{p}")
 
 
 def main(argv: list[str] | None = None) -> int:
