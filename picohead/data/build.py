@@ -26,6 +26,7 @@ from tqdm import tqdm
 from picohead.data import formats, risk
 from picohead.data.baseline import compare, load_baseline, save_last_good
 from picohead.data.breadth import FINE_HEADS, breadth, cap_producers, producer_of, under_floor
+from picohead.data.elf import ELF_MIMES, elf_mime
 from picohead.data.fetch import DONE, FetchError, fetch, is_unpacked, unpacked_root
 from picohead.data.harvest import harvest, seeded
 from picohead.data.labels import code_labels, format_labels
@@ -274,6 +275,8 @@ def _debs(cache: Path, per: int, packages: set[str]) -> Any:
                      "path": p.name}}
 
 
+_ELF_HEAD = 16384  # the ELF header and program headers sit at the start of a file
+
 # -- final step ---------------------------------------------------------------------------------
 def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, set[str]],
              failures: dict[str, str], missing: list[str], t_start: float,
@@ -281,6 +284,7 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
     """Stage files -> manifests, provenance and card, in the steps below (always rerun)."""
     mins = recipe.setting("min_per_split", {"train": 200, "val": 30, "test": 30})
     recs, bad, wild_dropped = _valid_records(out, labels, exclude or set())
+    elf_relabelled = _elf_by_header(out, recs, labels)
     for r in recs:
         r["producer"] = producer_of(r)
     recs, wild_producer = _drop_wild_producers(recs)
@@ -297,6 +301,7 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
     card["split_by_file"] = sorted(few)
     card["dropped_as_wild_suite_content"] = wild_dropped if exclude is not None else None
     card["dropped_as_wild_suite_producer"] = wild_producer
+    card["relabelled_by_elf_header"] = dict(sorted(elf_relabelled.items()))
     _judge_card(recipe, out, card, recs, failures, missing, cap_unmet, share)
     (out / "card.json").write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n")
     (out / "DATASET_CARD.md").write_text(_card_md(card), encoding="utf-8")
@@ -351,6 +356,26 @@ def _judge_card(recipe: Recipe, out: Path, card: dict[str, Any], recs: list[dict
     card["tolerance"] = judge(recipe.entries, failures, list(gens), missing,
                               dict(recipe.setting("max_failed_share", {})), card["comparison"],
                               float(recipe.setting("max_label_drop", 0.2)))
+
+
+def _elf_by_header(out: Path, recs: list[dict[str, Any]], labels: dict[str, set[str]]
+                   ) -> Counter[str]:
+    """ELF samples take the MIME label their header gives (``picohead.data.elf``), not the one
+    their path or rule gave (a recipe rule reads executables from ``usr/lib`` too, where shared
+    objects and PIE executables sit side by side); the label's other heads follow. Returns the
+    changes as ``old -> new`` counts."""
+    changed: Counter[str] = Counter()
+    for r in recs:
+        old = r["labels"].get("mime")
+        if old not in ELF_MIMES or "path" not in r:
+            continue
+        with open(out / r["path"], "rb") as f:
+            new = elf_mime(f.read(_ELF_HEAD))
+        if new is None or new == old or new not in labels.get("mime", ()):
+            continue
+        r["labels"] = {**r["labels"], **format_labels(new)}
+        changed[f"{old} -> {new}"] += 1
+    return changed
 
 
 def _valid_records(out: Path, labels: dict[str, set[str]], exclude: set[str]

@@ -32,6 +32,7 @@ from importlib import resources
 from pathlib import Path
 from xml.parsers import expat
 
+from picohead.data.elf import elf_mime
 from picohead.wild.sources.files import take
 from picohead.wild.suite import StageWriter
 
@@ -201,31 +202,6 @@ def _ole_has(d: bytes, stream: str) -> bool:
 
 
 # ---------------------------------------------------------------- ELF / Mach-O / PE
-
-def _elf_kind(d: bytes) -> str | None:
-    if len(d) < 52 or not d.startswith(b"\x7fELF") or d[4] not in (1, 2) or d[5] not in (1, 2):
-        return None
-    le, is64 = d[5] == 1, d[4] == 2
-    e = "<" if le else ">"
-    et = _u16(d, 16, le)
-    if et == 1:
-        return "application/x-object"
-    if et == 2:
-        return "application/x-executable"
-    if et != 3:
-        return None
-    try:
-        if is64:
-            phoff = struct.unpack_from(e + "Q", d, 32)[0]
-            phentsize, phnum = struct.unpack_from(e + "HH", d, 54)
-        else:
-            phoff = struct.unpack_from(e + "I", d, 28)[0]
-            phentsize, phnum = struct.unpack_from(e + "HH", d, 42)
-        interp = any(_u32(d, phoff + i * phentsize, le) == 3 for i in range(min(phnum, 256)))
-    except struct.error:
-        return None
-    return "application/x-executable" if interp else "application/x-sharedlib"
-
 
 _MACHO = (b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe")
 
@@ -684,9 +660,9 @@ CHECKS: dict[str, Callable[[bytes], bool]] = {
     "application/vnd.debian.binary-package": lambda d: d.startswith(b"!<arch>\ndebian-binary"),
     "application/x-rpm": lambda d: d.startswith(b"\xed\xab\xee\xdb"),
     # executables and bytecode
-    "application/x-executable": lambda d: _elf_kind(d) == "application/x-executable",
-    "application/x-sharedlib": lambda d: _elf_kind(d) == "application/x-sharedlib",
-    "application/x-object": lambda d: _elf_kind(d) == "application/x-object",
+    "application/x-executable": lambda d: elf_mime(d) == "application/x-executable",
+    "application/x-sharedlib": lambda d: elf_mime(d) == "application/x-sharedlib",
+    "application/x-object": lambda d: elf_mime(d) == "application/x-object",
     "application/vnd.microsoft.portable-executable": _pe,
     "application/x-mach-binary": _macho,
     "application/java-vm": _java_class,
