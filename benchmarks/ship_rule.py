@@ -1,0 +1,156 @@
+"""Choose per tier which candidate model ships, by the project's ship rule, from files on wild-dev.
+
+The rule (content-v9's and content-v10's choices, `benchmarks/results/content_v9/ship.md`):
+
+1. Size: a tier file over its budget (``picohead.pipeline.SIZE_BUDGET``, calibration metadata
+   included) is out.
+2. Robustness first, one target at a time, in this order: risk flags on dev's 0-16-byte inputs
+   at most 0.1 %, on the 1,580 enumerated 0-3-byte inputs (`tiny_inputs.py`) at most 0.1 %,
+   whitespace padding (the suite's leading newlines, leading whitespace and trailing newlines)
+   changing at most 1 % of answers, no answer that depends on the batch. Where at least one
+   candidate meets a target, the ones that miss it are out; where none meets it, the target does
+   not decide.
+3. Among the candidates left, the higher mean of four dev figures wins: MIME, code-language and
+   text-language accuracy (every record counts; an ``unknown`` or a generic answer is wrong) and
+   100 x the risk head's macro F1. A tie keeps the earlier candidate (list the shipped one first).
+
+Each candidate is ``NAME=DEV_JSON:TINY_JSON:MODEL_DIR``: the output of ``wild.py score --split dev``
+for that model folder, a ``tiny_inputs.py`` output that holds the folder (under the same path as
+given here), and the folder itself (for the file sizes). It prints one table per tier and the
+choice, and writes them as JSON with ``--out``.
+
+What it does not do: score anything (it reads the scores), look at the test half, or say why a
+candidate wins beyond the figures it ranks on.
+
+    python benchmarks/ship_rule.py "shipped=dev_shipped.json:tiny.json:runtime/picohead_runtime/models/content-v10" \
+        "rc1=dev_rc1.json:tiny.json:cal" --out benchmarks/results/content_v11/ship_rule.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from picohead.pipeline import SIZE_BUDGET  # noqa: E402
+
+TIERS = ("tiny", "small", "base", "pro")
+PADDING = ("lead_newlines_1k", "lead_whitespace_8k", "trail_newlines_4k")
+TINY_MAX, PADDING_MAX = 0.1, 1.0  # percent
+GATES = ("dev_0_16_bytes", "enumerated_0_3_bytes", "padding", "batch")
+
+
+@dataclass
+class Row:
+    """One candidate's figures on one tier."""
+
+    candidate: str
+    size: int
+    over_budget: bool
+    mime: float
+    mime_raw: float
+    mime_generic: float
+    mime_wrong: float
+    code: float
+    text: float
+    risk_macro_f1: float
+    lookalikes_flagged: float
+    dev_tiny_flagged: int
+    dev_tiny_n: int
+    enumerated_flagged: int
+    enumerated_n: int
+    padding_changed: float
+    batch_flipped: int
+    mean: float
+    gates: dict[str, bool]
+
+
+def row(name: str, dev: dict[str, Any], tiny: dict[str, Any], model: Path, tier: str) -> Row:
+    t = dev["tasks"]
+    m, c, x = (t[k]["picohead"][tier] for k in ("mime", "code_lang", "text_lang"))
+    r = t["risk"]["picohead"][tier]
+    neg = r["negatives_flagged"]
+    rob = dev["robustness"][tier]
+    pad = max(rob["padding"][k]["share"] * 100 for k in PADDING)
+    en = tiny["models"][str(model)][tier]
+    size = (model / f"{tier}.onnx").stat().st_size
+    mean = (m["accuracy"] + c["accuracy"] + x["accuracy"] + 100 * r["macro_f1"]) / 4
+    gates = {"dev_0_16_bytes": 100 * neg["tiny"]["flagged"] / max(1, neg["tiny"]["n"]) <= TINY_MAX,
+             "enumerated_0_3_bytes": en["share"] <= TINY_MAX,
+             "padding": pad <= PADDING_MAX, "batch": rob["batch"]["flipped"] == 0}
+    return Row(name, size, size > SIZE_BUDGET.get(tier, 1 << 62), m["accuracy"], m["raw_top1"],
+               m["generic_answers"], m["confident_wrong"], c["accuracy"], x["accuracy"],
+               r["macro_f1"], neg["lookalike"]["share"], neg["tiny"]["flagged"], neg["tiny"]["n"],
+               en["flagged"], en["inputs"], round(pad, 2), rob["batch"]["flipped"], round(mean, 2),
+               gates)
+
+
+def choose(rows: list[Row]) -> tuple[str | None, list[str]]:
+    """The winner's name and, in order, why the others went out."""
+    left = [r for r in rows if not r.over_budget]
+    why = [f"{r.candidate}: over the size budget ({r.size:,} B)" for r in rows if r.over_budget]
+    for g in GATES:
+        meet = [r for r in left if r.gates[g]]
+        if meet and len(meet) < len(left):
+            why += [f"{r.candidate}: misses {g} where another meets it" for r in left
+                    if not r.gates[g]]
+            left = meet
+    if not left:
+        return None, why
+    best = max(left, key=lambda r: (r.mean, -left.index(r)))
+    why += [f"{r.candidate}: lower dev mean ({r.mean} < {best.mean})" for r in left if r is not best]
+    return best.candidate, why
+
+
+def table(tier: str, rows: list[Row], winner: str | None) -> list[str]:
+    L = [f"### {tier}", "", "| candidate | MIME right / generic / wrong (raw) | code | text | risk macro F1 | "
+         "look-alikes | 0-16 B flagged (dev) | 0-3 B flagged | padding changed | batch flips | "
+         "size | mean |", "|" + "---|" * 12]
+    for r in rows:
+        mark = "**" if r.candidate == winner else ""
+        L.append(f"| {mark}{r.candidate}{mark} | {r.mime:.2f} / {r.mime_generic:.2f} / "
+                 f"{r.mime_wrong:.2f} ({r.mime_raw:.2f}) | {r.code:.2f} | {r.text:.2f} | "
+                 f"{r.risk_macro_f1:.3f} | {r.lookalikes_flagged:.2f} % | {r.dev_tiny_flagged} of "
+                 f"{r.dev_tiny_n} | {r.enumerated_flagged} of {r.enumerated_n} | "
+                 f"{r.padding_changed:.2f} % | {r.batch_flipped} | {r.size:,} B"
+                 f"{' (over)' if r.over_budget else ''} | {r.mean:.2f} |")
+    return L
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("candidates", nargs="+", help="NAME=DEV_JSON:TINY_JSON:MODEL_DIR")
+    ap.add_argument("--tiers", default=",".join(TIERS))
+    ap.add_argument("--out", default=None, help="write the tables and choices as JSON")
+    a = ap.parse_args(argv)
+    cands = []
+    for spec in a.candidates:
+        name, _, rest = spec.partition("=")
+        parts = rest.split(":")
+        if not name or len(parts) != 3:
+            ap.error(f"not NAME=DEV_JSON:TINY_JSON:MODEL_DIR: {spec}")
+        dev, tiny = (json.loads(Path(p).read_text()) for p in parts[:2])
+        cands.append((name, dev, tiny, Path(parts[2])))
+    result: dict[str, Any] = {}
+    for tier in a.tiers.split(","):
+        rows = [row(n, d, t, m, tier) for n, d, t, m in cands
+                if tier in d["robustness"] and (m / f"{tier}.onnx").exists()]
+        if not rows:
+            continue
+        winner, why = choose(rows)
+        print("\n".join(table(tier, rows, winner) + ["", f"choice: {winner}"]
+                        + [f"- {w}" for w in why] + [""]))
+        result[tier] = {"choice": winner, "why": why, "rows": [asdict(r) for r in rows]}
+    if a.out:
+        Path(a.out).write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,48 @@
+"""benchmarks/ship_rule.py reproduces content-v10's recorded choice from its committed dev files."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+V10 = ROOT / "benchmarks" / "results" / "content_v10"
+
+import ship_rule  # noqa: E402
+
+
+def _candidates(tmp_path: Path, pro_size: int = 1000) -> list[str]:
+    tiny = json.loads((V10 / "tiny_inputs_v9_v10.json").read_text())
+    specs = []
+    for name, old in (("v9", "/work/ship/v9cal"), ("v10rc1", "/work/ship/v10cal")):
+        folder = tmp_path / name
+        folder.mkdir()
+        for tier in ("small", "base", "pro"):
+            (folder / f"{tier}.onnx").write_bytes(b"\0" * (pro_size if tier == "pro" else 1000))
+        tiny["models"][str(folder)] = tiny["models"].pop(old)
+        specs.append((name, V10 / f"wild_dev_{name}.json", folder))
+    (tmp_path / "tiny.json").write_text(json.dumps(tiny))
+    return [f"{n}={d}:{tmp_path / 'tiny.json'}:{f}" for n, d, f in specs]
+
+
+def test_reproduces_content_v10_choice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "choice.json"
+    assert ship_rule.main([*_candidates(tmp_path), "--out", str(out)]) == 0
+    got = json.loads(out.read_text())
+    # ship.md: small goes to content-v10rc1 (both miss the 0-3-byte target, it ranks higher);
+    # base and pro stay content-v9's (content-v10rc1 flags more tiny inputs)
+    assert {t: got[t]["choice"] for t in got} == {"small": "v10rc1", "base": "v9", "pro": "v9"}
+    assert got["small"]["rows"][1]["mean"] == pytest.approx(55.31, abs=0.01)
+    assert any("enumerated_0_3_bytes" in w for w in got["base"]["why"])
+    assert any("dev_0_16_bytes" in w for w in got["pro"]["why"])
+    assert "choice: v10rc1" in capsys.readouterr().out
+
+
+def test_over_budget_is_out(tmp_path: Path) -> None:
+    out = tmp_path / "choice.json"
+    ship_rule.main([*_candidates(tmp_path, pro_size=3 << 20), "--tiers", "pro", "--out", str(out)])
+    got = json.loads(out.read_text())["pro"]
+    assert got["choice"] is None and all("over the size budget" in w for w in got["why"])
