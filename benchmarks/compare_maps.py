@@ -41,6 +41,9 @@ MAGIKA_MIME: dict[str, str] = {
     "ttf": "font/ttf", "otf": "font/otf", "woff": "font/woff", "woff2": "font/woff2",
     "sqlite": "application/vnd.sqlite3", "pem": "application/x-pem-file",
     "crt": "application/pkix-cert",
+    # corpus v3's types (wild_maps folds the same Magika labels onto them)
+    "cab": "application/vnd.ms-cab-compressed", "midi": "audio/midi",
+    "psd": "image/vnd.adobe.photoshop", "3gp": "video/3gpp",
     # text formats with a MIME of their own in our spec
     "html": "text/html", "css": "text/css", "javascript": "text/javascript",
     "scss": "text/css",  # lenient: plain CSS is valid SCSS, and Magika calls much CSS "scss"

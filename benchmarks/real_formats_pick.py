@@ -111,6 +111,16 @@ PICK: dict[str, list[dict[str, Any]]] = {
                    {"ext": [".mpg", ".mpeg"], "magic": "000001b3"}],
     "video/x-flv": [{"ext": [".flv"], "magic": "464c56"}],
     "video/x-msvideo": [{"ext": [".avi"], "magic": "52494646"}],
+    # corpus v3: types of the wild suite the MIME head had no label for
+    "audio/midi": [{"ext": [".mid", ".midi"], "magic": "4d546864"}],  # "MThd"
+    "image/vnd.adobe.photoshop": [{"ext": [".psd"], "magic": "38425053"}],  # "8BPS"
+    "application/vnd.ms-fontobject": [{"ext": [".eot"]}],  # no magic prefix ("LP" at 34)
+    "image/x-xfig": [{"ext": [".fig"], "magic": "23464947"}],  # "#FIG" (MATLAB .fig is binary)
+    "application/xhtml+xml": [{"ext": [".xhtml"]}],
+    "audio/x-wavpack": [{"ext": [".wv"], "magic": "7776706b"}],  # "wvpk"
+    "application/vnd.ms-cab-compressed": [{"ext": [".cab"], "magic": "4d534346"}],  # "MSCF"
+    "application/x-lz4": [{"ext": [".lz4"], "magic": "04224d18"}],
+    "image/avif": [{"ext": [".avif"]}],
 }
 WANT = {"text/html": 60, "image/x-icon": 30, "image/bmp": 30}  # others: --want
 

@@ -539,7 +539,10 @@ def label_map(args: argparse.Namespace) -> int:
               for x in h["labels"]}
     counts: Counter[str] = Counter()
     suite = Path(args.suite) if args.suite else None
-    if suite and (suite / "manifest.jsonl").exists():
+    if suite and suite.suffix == ".json":  # a suite's card (build writes card.json)
+        for lab, row in json.loads(suite.read_text())["tasks"]["mime"]["per_label"].items():
+            counts[wild_maps.canonical_mime(lab) or ""] += row["n"]
+    elif suite and (suite / "manifest.jsonl").exists():
         counts.update(wild_maps.canonical_mime(r["label"]) or "" for r in load_suite(suite, task="mime"))
     cfg = json.loads((ir.files("magika") / "models" / "standard_v3_3" / "config.min.json")
                      .read_text(encoding="utf-8"))
@@ -643,7 +646,8 @@ def main() -> int:
     cd.add_argument("--scores", default=str(HERE.parent / "docs" / "model_card_scores.json"),
                     help="the card's corpus test-split scores, shown beside")
     lm = sub.add_parser("labels", help="write docs/label_map.md (MIME labels of every tool)")
-    lm.add_argument("--suite", default=None, help="a built suite, for the file counts")
+    lm.add_argument("--suite", default=None,
+                    help="a built suite or its card (JSON), for the file counts")
     lm.add_argument("--model", default=None)
     lm.add_argument("--out", default=str(HERE.parent / "docs" / "label_map.md"))
     sl = sub.add_parser("slice", help="rebuild the CI slice from the registries and check it")

@@ -183,7 +183,8 @@ def stage_risk(recipe: Recipe, out: Path, n_pos: int, short_share: float = 0.0) 
 def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: list[str]) -> None:
     store = BlobStore(out)
     per = int(recipe.setting("per_format", 320))
-    gens = recipe.setting("generators", list(formats.GENERATORS) + ["av", "pyc", "debs", "jars"])
+    gens = recipe.setting("generators", list(formats.GENERATORS) + ["av", "av_more", "pyc", "debs",
+                                                                    "jars"])
     todo = [g for g in gens if not stage_done(out, f"gen_{g}")]
     if not todo:
         return
@@ -209,6 +210,8 @@ def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: li
         t0 = time.time()
         if g == "av":
             it = formats.gen_av(grng, pool, per, jobs)
+        elif g == "av_more":
+            it = formats.gen_av_more(grng, pool, per, jobs)
         elif g == "pyc":
             srcs = [_blob(out, r) for r in _records_by(
                 out, lambda r: r["labels"].get("code_lang") == "python" and r["source"].startswith(("deb", "pypi")))[:3000]]
@@ -352,7 +355,8 @@ def _judge_card(recipe: Recipe, out: Path, card: dict[str, Any], recs: list[dict
     card["under_producer_floor"] = under_floor(table)
     before, src = load_baseline(out, recipe.root)
     card["comparison"] = compare(card["per_head"], before, src)
-    gens = recipe.setting("generators", list(formats.GENERATORS) + ["av", "pyc", "debs", "jars"])
+    gens = recipe.setting("generators", list(formats.GENERATORS) + ["av", "av_more", "pyc", "debs",
+                                                                    "jars"])
     card["tolerance"] = judge(recipe.entries, failures, list(gens), missing,
                               dict(recipe.setting("max_failed_share", {})), card["comparison"],
                               float(recipe.setting("max_label_drop", 0.2)))

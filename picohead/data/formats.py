@@ -436,8 +436,6 @@ def gen_av(rng: random.Random, pool: Pool, n: int, jobs: int) -> Iterator[Sample
     if not shutil.which("ffmpeg"):
         log.warning("ffmpeg not found: skipping audio/video formats (apt-get install ffmpeg)")
         return
-    from concurrent.futures import ThreadPoolExecutor
-
     td = tempfile.mkdtemp()
     tasks: list[tuple[tuple[list[str], str], str]] = []
     for i in range(n):
@@ -474,11 +472,69 @@ def gen_av(rng: random.Random, pool: Pool, n: int, jobs: int) -> Iterator[Sample
             if ext in ("mp4", "mov", "mkv", "avi") and rng.random() < .3:
                 cmd += ["-metadata", f"title={pool.text(rng, 3, 40)}"]
             tasks.append(((cmd + [out], out), mime))
+    yield from _run_ffmpeg(tasks, jobs, td)
+
+
+def _run_ffmpeg(tasks: list[tuple[tuple[list[str], str], str]], jobs: int, td: str
+                ) -> Iterator[Sample]:
+    """Run planned ffmpeg commands ``jobs`` at a time, yielding outputs in plan order (so the
+    samples do not depend on ``jobs``), then remove the temporary folder."""
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max(1, jobs)) as ex:
         for (_, mime), data in zip(tasks, ex.map(_ffmpeg_job, [t for t, _ in tasks])):
             if data:
                 yield data, mime, {}
     shutil.rmtree(td, ignore_errors=True)
+
+
+# ext, mime, ffmpeg output options: containers and codecs of the wild suite's types that the
+# first AV generator does not write (ASF/WMV/WMA, WavPack, Sony Wave64, Core Audio, 3GPP)
+AV_MORE = [("wmv", "video/x-ms-asf", ["-c:v", "wmv2", "-c:a", "wmav2"], True),
+           ("asf", "video/x-ms-asf", ["-c:v", "wmv1", "-c:a", "wmav1"], True),
+           ("wma", "video/x-ms-asf", ["-c:a", "wmav2"], False),
+           ("wv", "audio/x-wavpack", ["-c:a", "wavpack"], False),
+           ("w64", "audio/x-w64", ["-c:a", "pcm_s16le"], False),
+           ("caf", "audio/x-caf", ["-c:a", "pcm_s16le"], False),
+           ("caf", "audio/x-caf", ["-c:a", "alac"], False),
+           ("3gp", "video/3gpp", ["-c:v", "h263", "-s", "176x144", "-c:a", "aac", "-ar", "8000"], True)]
+
+
+def gen_av_more(rng: random.Random, pool: Pool, n: int, jobs: int) -> Iterator[Sample]:
+    """ffmpeg's writers for the AV_MORE types: lavfi test sources and tones of random length,
+    rate, channels and (for the lossy codecs) bitrate; each label gets ``n`` samples."""
+    if not shutil.which("ffmpeg"):
+        log.warning("ffmpeg not found: skipping the second set of audio/video formats")
+        return
+    td = tempfile.mkdtemp()
+    by_mime: dict[str, list[tuple[str, list[str], bool]]] = {}
+    for ext, mime, codec, video in AV_MORE:
+        by_mime.setdefault(mime, []).append((ext, codec, video))
+    tasks: list[tuple[tuple[list[str], str], str]] = []
+    for i in range(n):
+        for mime, variants in by_mime.items():
+            ext, codec, video = rng.choice(variants)
+            dur = round(rng.uniform(0.2, 2.0), 2)
+            out = f"{td}/{i}_{len(tasks)}.{ext}"
+            cmd = ["ffmpeg", "-nostdin", "-loglevel", "error", "-threads", "1", "-y"]
+            if video:
+                src = rng.choice(["testsrc", "testsrc2", "smptebars", "rgbtestsrc", "mandelbrot"])
+                w, h = rng.choice([(96, 64), (160, 120), (176, 144), (320, 240)])
+                cmd += ["-f", "lavfi", "-i", f"{src}=size={w}x{h}:rate={rng.choice([10, 15, 25])}"]
+            if not video or rng.random() < .8:
+                tone = rng.choice([f"sine=frequency={rng.randrange(50, 4000)}:duration={dur}",
+                                   f"anoisesrc=d={dur}:c={rng.choice(['white', 'pink'])}:a={rng.random():.2f}"])
+                cmd += ["-f", "lavfi", "-i", tone]
+            cmd += ["-t", str(dur), *codec]
+            if ext != "3gp":
+                cmd += ["-ar", str(rng.choice([8000, 16000, 22050, 44100, 48000])),
+                        "-ac", str(rng.choice([1, 2]))]
+            if ext in ("wmv", "asf", "wma"):
+                cmd += ["-b:a", f"{rng.choice([32, 64, 128])}k"]
+            if rng.random() < .3 and ext in ("wmv", "asf", "wma", "wv", "caf"):
+                cmd += ["-metadata", f"title={pool.text(rng, 3, 40)}"]
+            tasks.append(((cmd + [out], out), mime))
+    yield from _run_ffmpeg(tasks, jobs, td)
 
 
 # -- fonts ----------------------------------------------------------------------------------------
@@ -855,6 +911,59 @@ def gen_wasm(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
         yield mod, "application/wasm", {}
 
 
+def _c_unit(rng: random.Random, pool: Pool, i: int) -> tuple[str, list[str]]:
+    """A random C translation unit (string constants from the pool, arithmetic functions) and
+    the names of its non-static functions."""
+    words = [re.sub(r"\W", "_", w.lower()) for w in _words(rng, pool, 12)]
+    fns, names = [], []
+    for j in range(rng.randrange(1, 12)):
+        nm = f"{words[j % len(words)]}_{i}_{j}"
+        t = rng.choice(["int", "long", "double", "unsigned"])
+        expr = " ".join(f"{rng.choice(['+', '-', '*', '^'] if t != 'double' else ['+', '-', '*'])} "
+                        f"(a{rng.randrange(2)} {rng.choice(['+', '*'])} {rng.randrange(1, 999)})"
+                        for _ in range(rng.randrange(1, 6)))
+        static = rng.random() < .2
+        fns.append(f"{'static ' if static else ''}{t} {nm}({t} a0, {t} a1) "
+                   f"{{ return a0 {expr}; }}")
+        if not static:
+            names.append(nm)
+    strs = [f'const char *msg_{k} = "{pool.text(rng, 5, 60)!r}";'.replace("\\", "") for k in range(rng.randrange(0, 4))]
+    return "\n".join(strs + fns) + "\n", names
+
+
+def gen_linked(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """Linked ELF files from random C units (``gcc``): PIE and non-PIE executables, static ones,
+    and shared libraries, at random optimisation, debug and strip settings. Each is labelled by
+    its header (``picohead.data.elf``), so PIE executables and libraries, both ET_DYN, are told
+    apart by PT_INTERP as in every other ELF sample (skipped with a warning without gcc)."""
+    from picohead.data.elf import elf_mime
+
+    cc = shutil.which("gcc")
+    if not cc:
+        log.warning("gcc not found: skipping linked executables and libraries (apt-get install gcc)")
+        return
+    with tempfile.TemporaryDirectory() as td:
+        for i in range(n):
+            unit, names = _c_unit(rng, pool, i)
+            kind = rng.choice(["pie", "pie", "no-pie", "static", "shared", "shared"])
+            if kind != "shared":
+                calls = " + ".join(f"(long){nm}(argc, {k + 1})" for k, nm in enumerate(names[:4])) or "0"
+                unit += f"#include <stdio.h>\nint main(int argc, char **argv) {{ printf(\"%ld\\n\", {calls}); return 0; }}\n"
+            src = Path(td) / f"l{i}.c"
+            src.write_text(unit, encoding="utf-8", errors="replace")
+            out = Path(td) / f"l{i}.bin"
+            args = [cc, str(src), "-o", str(out), rng.choice(["-O0", "-O1", "-O2", "-Os"]), "-w"]
+            args += {"pie": ["-fPIE", "-pie"], "no-pie": ["-fno-PIE", "-no-pie"], "static": ["-static"],
+                     "shared": ["-fPIC", "-shared"]}[kind]
+            args += [x for x, p in (("-g", .3), ("-s", .4)) if rng.random() < p]
+            r = subprocess.run(args, capture_output=True, timeout=120)
+            if r.returncode == 0 and out.exists():
+                data = out.read_bytes()
+                mime = elf_mime(data)
+                if mime is not None:
+                    yield data, mime, {}
+
+
 def gen_objects(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
     """ELF relocatable objects: random C translation units compiled with ``gcc -c`` at random
     optimisation, debug, PIC and standard settings (skipped with a warning without gcc)."""
@@ -864,19 +973,8 @@ def gen_objects(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
         return
     with tempfile.TemporaryDirectory() as td:
         for i in range(n):
-            words = [re.sub(r"\W", "_", w.lower()) for w in _words(rng, pool, 12)]
-            fns = []
-            for j in range(rng.randrange(1, 12)):
-                nm = f"{words[j % len(words)]}_{i}_{j}"
-                t = rng.choice(["int", "long", "double", "unsigned"])
-                expr = " ".join(f"{rng.choice(['+', '-', '*', '^'] if t != 'double' else ['+', '-', '*'])} "
-                                f"(a{rng.randrange(2)} {rng.choice(['+', '*'])} {rng.randrange(1, 999)})"
-                                for _ in range(rng.randrange(1, 6)))
-                fns.append(f"{'static ' if rng.random() < .2 else ''}{t} {nm}({t} a0, {t} a1) "
-                           f"{{ return a0 {expr}; }}")
-            strs = [f'const char *msg_{k} = "{pool.text(rng, 5, 60)!r}";'.replace("\\", "") for k in range(rng.randrange(0, 4))]
             src = Path(td) / f"u{i}.c"
-            src.write_text("\n".join(strs + fns) + "\n", encoding="utf-8", errors="replace")
+            src.write_text(_c_unit(rng, pool, i)[0], encoding="utf-8", errors="replace")
             out = Path(td) / f"u{i}.o"
             args = [cc, "-c", str(src), "-o", str(out), rng.choice(["-O0", "-O1", "-O2", "-Os", "-O3"]),
                     rng.choice(["-std=c99", "-std=c11", "-std=gnu17"]), "-w"]
@@ -962,6 +1060,148 @@ def gen_legacy(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
         yield _au(rng), "audio/basic", {}
         yield _voc(rng), "audio/x-voc", {}
         yield _macho(rng, pool), "application/x-mach-binary", {}
+
+
+# -- formats the wild suite holds that the MIME head had no label for ---------------------------
+def _latin1(text: str) -> str:
+    """Text a MIDI meta event can hold (mido writes them latin-1)."""
+    return text.encode("latin-1", "replace").decode("latin-1")
+
+
+def gen_midi(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """Standard MIDI files written with mido: type 0 or 1, 1-6 tracks, random tempo, time and key
+    signatures, program changes, controllers, pitch bends, notes and text events from the pool."""
+    import mido
+
+    for _ in range(n):
+        mtype = rng.choice([0, 1, 1])
+        f = mido.MidiFile(type=mtype, ticks_per_beat=rng.choice([96, 120, 192, 384, 480, 960]))
+        for t in range(1 if mtype == 0 else rng.randrange(1, 7)):
+            tr = mido.MidiTrack()
+            f.tracks.append(tr)
+            if rng.random() < .7:
+                tr.append(mido.MetaMessage("track_name", name=_latin1(" ".join(_words(rng, pool, 2))[:40])))
+            if t == 0:
+                tr.append(mido.MetaMessage("set_tempo", tempo=rng.randrange(300_000, 1_200_000)))
+                tr.append(mido.MetaMessage("time_signature", numerator=rng.choice([2, 3, 4, 6]),
+                                           denominator=rng.choice([4, 8])))
+                if rng.random() < .4:
+                    tr.append(mido.MetaMessage("key_signature", key=rng.choice(["C", "G", "Am", "Eb"])))
+                if rng.random() < .3:
+                    tr.append(mido.MetaMessage("copyright", text=_latin1(" ".join(_words(rng, pool, 3))[:60])))
+            ch = rng.randrange(16)
+            tr.append(mido.Message("program_change", channel=ch, program=rng.randrange(128)))
+            for _ in range(rng.randrange(0, 4)):
+                tr.append(mido.Message("control_change", channel=ch, control=rng.choice([7, 10, 64, 91]),
+                                       value=rng.randrange(128)))
+            base = rng.randrange(36, 84)
+            for _ in range(rng.randrange(4, 400)):
+                note = min(127, max(0, base + rng.randrange(-12, 13)))
+                tr.append(mido.Message("note_on", channel=ch, note=note, velocity=rng.randrange(1, 128),
+                                       time=rng.choice([0, 0, 60, 120, 240, 480])))
+                off = "note_off" if rng.random() < .6 else "note_on"  # note_on at 0 velocity is common
+                tr.append(mido.Message(off, channel=ch, note=note, velocity=0,
+                                       time=rng.choice([60, 120, 240, 480, 960])))
+                if rng.random() < .02:
+                    tr.append(mido.Message("pitchwheel", channel=ch, pitch=rng.randrange(-8192, 8192)))
+            if rng.random() < .2:
+                tr.append(mido.MetaMessage("text", text=_latin1(pool.text(rng, 5, 60).replace("\n", " "))))
+        b = io.BytesIO()
+        f.save(file=b)
+        yield b.getvalue(), "audio/midi", {}
+
+
+def gen_lz4(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """LZ4 frames (python-lz4 over liblz4) of pool text and files: random block sizes, linked or
+    independent blocks, content and block checksums, stored content size, compression levels."""
+    import lz4.frame
+
+    sizes = [lz4.frame.BLOCKSIZE_DEFAULT, lz4.frame.BLOCKSIZE_MAX64KB, lz4.frame.BLOCKSIZE_MAX256KB,
+             lz4.frame.BLOCKSIZE_MAX1MB, lz4.frame.BLOCKSIZE_MAX4MB]
+    for _ in range(n):
+        files = pool.some_files(rng, 1) if rng.random() < .5 else []
+        data = files[0][1] if files else pool.text(rng, 100, 30000).encode("utf-8", "replace")
+        yield lz4.frame.compress(
+            data, compression_level=rng.choice([0, 1, 3, 9, 12]), block_size=rng.choice(sizes),
+            block_linked=rng.random() < .5, content_checksum=rng.random() < .5,
+            block_checksum=rng.random() < .2, store_size=rng.random() < .5), "application/x-lz4", {}
+
+
+def gen_cab(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """Microsoft cabinet files written with cabarchive: 1-6 pool files, MSZIP-compressed or
+    stored."""
+    import cabarchive
+
+    for _ in range(n):
+        arc = cabarchive.CabArchive()
+        files = pool.some_files(rng, rng.randrange(1, 7)) if rng.random() < .6 else []
+        for k in range(rng.randrange(1, 4)) if not files else ():
+            files.append((f"{_words(rng, pool, 1)[0].lower()}{k}.txt",
+                          pool.text(rng, 50, 8000).encode("utf-8", "replace")))
+        for name, data in files:
+            name = re.sub(r"[^\w.-]", "_", name)[:60] or "file.bin"
+            if rng.random() < .3:
+                name = f"{_words(rng, pool, 1)[0][:12]}\\{name}"
+            arc[name] = cabarchive.CabFile(data)
+        yield arc.save(compress=rng.random() < .7), "application/vnd.ms-cab-compressed", {}
+
+
+def _packbits(row: bytes) -> bytes:
+    """PackBits run-length encoding of one row (the PSD/TIFF RLE)."""
+    out, i = bytearray(), 0
+    while i < len(row):
+        j = i + 1
+        while j < len(row) and j - i < 128 and row[j] == row[i]:
+            j += 1
+        if j - i > 1:
+            out += bytes([257 - (j - i)]) + row[i:i + 1]
+            i = j
+            continue
+        j = i + 1
+        while j < len(row) and j - i < 128 and (j + 1 >= len(row) or row[j] != row[j + 1]):
+            j += 1
+        out += bytes([j - i - 1]) + row[i:j]
+        i = j
+    return bytes(out)
+
+
+def _psd(rng: random.Random, img: Any) -> bytes:
+    """A flattened Photoshop document from its specification: the header, an empty colour-mode
+    section, resolution (and sometimes version) resources, an empty layer section and the merged
+    image raw or PackBits-compressed, 8 bits a channel in RGB, grayscale or bitmap-free modes."""
+    mode = rng.choice(["RGB", "RGB", "L", "RGBA"])
+    img = img.convert(mode)
+    w, h = img.size
+    chans = [img.getchannel(c).tobytes() for c in range(len(mode))]
+    colour = 1 if mode == "L" else 3
+    hdr = b"8BPS" + struct.pack(">H6xHIIHH", 1, len(chans), h, w, 8, colour)
+    dpi = rng.choice([72, 96, 150, 300])
+    res = [(0x03ED, struct.pack(">IHHIHH", dpi << 16, 1, 1, dpi << 16, 1, 1))]
+    if rng.random() < .5:
+        name = "picohead".encode("utf-16-be")
+        res.append((0x0421, struct.pack(">IBI", 1, 1, len(name) // 2) + name + struct.pack(">I", 0)
+                    + struct.pack(">I", 1)))
+    blocks = b""
+    for rid, body in res:
+        body += b"\0" * (len(body) % 2)
+        blocks += b"8BIM" + struct.pack(">HHI", rid, 0, len(body)) + body
+    out = hdr + struct.pack(">I", 0) + struct.pack(">I", len(blocks)) + blocks + struct.pack(">I", 0)
+    if rng.random() < .6:  # PackBits rows, byte counts first
+        rows = [_packbits(c[y * w:(y + 1) * w]) for c in chans for y in range(h)]
+        return out + struct.pack(">H", 1) + b"".join(struct.pack(">H", len(r)) for r in rows) + b"".join(rows)
+    return out + struct.pack(">H", 0) + b"".join(chans)
+
+
+def gen_raster_more(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """Photoshop documents (written from the specification, ``_psd``) and AVIF images (Pillow's
+    libavif writer: random quality, speed and subsampling) of the generators' scenes."""
+    for _ in range(n):
+        img = _scene(rng, pool)
+        small = img.resize((max(1, img.width // 2), max(1, img.height // 2))) if rng.random() < .5 else img
+        yield _psd(rng, small), "image/vnd.adobe.photoshop", {}
+        yield (_save(img.convert(rng.choice(["RGB", "RGBA", "L"])), "AVIF",
+                     quality=rng.choice([30, 50, 75, 90]), speed=rng.choice([6, 8, 10]),
+                     subsampling=rng.choice(["4:2:0", "4:4:4"])), "image/avif", {})
 
 
 def _mbint(v: int) -> bytes:
@@ -1109,4 +1349,5 @@ GENERATORS: dict[str, Callable[..., Iterator[Sample]]] = {
     "crypto": gen_crypto, "pgp": gen_pgp,
     "pim": gen_pim, "tables": gen_tables, "diffs": gen_diffs, "pillow_more": gen_pillow_more,
     "wasm": gen_wasm, "objects": gen_objects, "legacy": gen_legacy,
+    "linked": gen_linked, "midi": gen_midi, "lz4": gen_lz4, "cab": gen_cab, "raster_more": gen_raster_more,
 }
