@@ -1146,6 +1146,168 @@ def gen_cab(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
         yield arc.save(compress=rng.random() < .7), "application/vnd.ms-cab-compressed", {}
 
 
+def _eot(rng: random.Random, ttf: bytes) -> bytes | None:
+    """An Embedded OpenType file (the W3C EOT submission, versions 0x00010000, 0x00020001 and
+    0x00020002, uncompressed font data) wrapping ``ttf``, its fields read from the font's OS/2,
+    head and name tables; None for a font without them."""
+    from fontTools.ttLib import TTFont
+
+    f = TTFont(io.BytesIO(ttf))
+    if "OS/2" not in f or "name" not in f or "head" not in f:
+        return None
+    os2, head, name = f["OS/2"], f["head"], f["name"]
+
+    def nm(i: int) -> bytes:
+        v = name.getDebugName(i) or ""
+        return v.encode("utf-16-le")
+
+    def sized(b: bytes) -> bytes:
+        return struct.pack("<H", len(b)) + b
+
+    version = rng.choice([0x00010000, 0x00020001, 0x00020002])
+    panose = bytes([os2.panose.bFamilyType, os2.panose.bSerifStyle, os2.panose.bWeight,
+                    os2.panose.bProportion, os2.panose.bContrast, os2.panose.bStrokeVariation,
+                    os2.panose.bArmStyle, os2.panose.bLetterForm, os2.panose.bMidline,
+                    os2.panose.bXHeight])
+    ur = [os2.ulUnicodeRange1, os2.ulUnicodeRange2, os2.ulUnicodeRange3, os2.ulUnicodeRange4]
+    cp = [getattr(os2, "ulCodePageRange1", 0), getattr(os2, "ulCodePageRange2", 0)]
+    body = (panose + struct.pack("<BBIHH", 1, 1 if os2.fsSelection & 1 else 0, os2.usWeightClass,
+                                 os2.fsType, 0x504C)
+            + struct.pack("<4I", *ur) + struct.pack("<2I", *cp)
+            + struct.pack("<I", head.checkSumAdjustment) + b"\0" * 16 + b"\0\0"
+            + sized(nm(1)) + b"\0\0" + sized(nm(2)) + b"\0\0" + sized(nm(5)) + b"\0\0" + sized(nm(4)))
+    if version >= 0x00020001:
+        root = rng.choice(["", "http://example.org/", "https://fonts.example.net/"]).encode("utf-16-le")
+        body += b"\0\0" + sized(root)
+    if version == 0x00020002:
+        # RootStringCheckSum, EUDCCodePage, Padding6, SignatureSize (no signature), EUDCFlags,
+        # EUDCFontSize (no EUDC font)
+        body += struct.pack("<II", 0, 0) + b"\0\0" + struct.pack("<H", 0) + struct.pack("<II", 0, 0)
+    flags = 0
+    total = 16 + len(body) + len(ttf)
+    return struct.pack("<IIII", total, len(ttf), version, flags) + body + ttf
+
+
+def gen_web_formats(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """Embedded OpenType fonts (``_eot`` around subsets of the pool's real fonts, fontTools),
+    Xfig 3.2 drawings (text format: header, colours, polylines, boxes, ellipses, arcs and text
+    from the pool) and XHTML documents (1.0 strict/transitional, 1.1, XHTML5 and EPUB content
+    documents, with the pool's prose)."""
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    fonts = [p for p in pool.fonts if p.suffix.lower() == ".ttf" and p.stat().st_size < 1_500_000]
+    rng.shuffle(fonts)
+    for i in range(n):
+        if fonts:
+            try:
+                f = TTFont(fonts[i % len(fonts)])
+                opts = subset.Options()
+                sub = subset.Subsetter(opts)
+                sub.populate(text=pool.text(rng, 20, 300))
+                sub.subset(f)
+                b = io.BytesIO()
+                f.save(b)
+                eot = _eot(rng, b.getvalue())
+                if eot:
+                    yield eot, "application/vnd.ms-fontobject", {}
+            except Exception:  # noqa: BLE001 - fontTools raises many kinds on odd fonts
+                pass
+        yield _xfig(rng, pool).encode("utf-8", "replace"), "image/x-xfig", {}
+        yield _xhtml(rng, pool).encode("utf-8"), "application/xhtml+xml", {}
+
+
+def _xfig(rng: random.Random, pool: Pool) -> str:
+    ver = rng.choice(["3.2", "3.2", "3.1"])
+    L = [f"#FIG {ver}" + rng.choice(["", f"  Produced by xfig version {ver}.{rng.choice(['5b', '5c', '7a', '8', '9'])}"])]
+    if ver == "3.2":
+        L += [rng.choice(["Landscape", "Portrait"]), rng.choice(["Center", "Flush Left"]),
+              rng.choice(["Inches", "Metric"]), rng.choice(["Letter", "A4", "Legal"]),
+              f"{rng.choice([100.0, 75.0, 50.0]):.2f}", rng.choice(["Single", "Multiple"]), "-2"]
+    else:
+        L += [rng.choice(["Landscape", "Portrait"]), rng.choice(["Center", "Flush Left"]),
+              rng.choice(["Inches", "Metric"])]
+    if rng.random() < .3:
+        L.append("# " + pool.text(rng, 5, 60).replace("\n", " "))
+    L.append(f"{rng.choice([1200, 80])} 2")
+    for c in range(32, 32 + rng.randrange(0, 5)):
+        L.append(f"0 {c} #{rng.randrange(1 << 24):06x}")
+    for _ in range(rng.randrange(1, 30)):
+        kind = rng.choice(["poly", "box", "ellipse", "text", "arc"])
+        col, depth = rng.randrange(-1, 8), rng.randrange(0, 100)
+        if kind in ("poly", "box"):
+            pts = [(rng.randrange(0, 12000), rng.randrange(0, 9000)) for _ in range(rng.randrange(2, 8))]
+            if kind == "box":
+                (x0, y0), (x1, y1) = pts[:2]
+                pts = [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)]
+            L.append(f"2 {1 if kind == 'poly' else 2} {rng.randrange(3)} {rng.randrange(1, 4)} {col} "
+                     f"{rng.randrange(-1, 8)} {depth} -1 {rng.choice([-1, 20])} {rng.choice(['0.000', '4.000'])} "
+                     f"0 0 -1 {rng.randrange(2)} 0 {len(pts)}")
+            if L[-1].split()[13] == "1":
+                L.append("\t1 1 1.00 60.00 120.00")
+            L.append("\t " + " ".join(f"{x} {y}" for x, y in pts))
+        elif kind == "ellipse":
+            cx, cy, rx, ry = (rng.randrange(500, 11000), rng.randrange(500, 8000),
+                              rng.randrange(50, 2000), rng.randrange(50, 2000))
+            L.append(f"1 {rng.choice([1, 3])} 0 1 {col} 7 {depth} -1 -1 0.000 1 0.0000 {cx} {cy} {rx} {ry} "
+                     f"{cx} {cy} {cx + rx} {cy + ry}")
+        elif kind == "arc":
+            x, y = rng.randrange(500, 11000), rng.randrange(500, 8000)
+            L.append(f"5 1 0 1 {col} 7 {depth} -1 -1 0.000 0 {rng.randrange(2)} 0 0 {x}.000 {y}.000 "
+                     f"{x - 300} {y} {x} {y - 300} {x + 300} {y}")
+        else:
+            words = " ".join(_words(rng, pool, rng.randrange(1, 6)))
+            L.append(f"4 {rng.randrange(3)} {col} {depth} -1 {rng.randrange(0, 35)} {rng.choice([10, 12, 14, 18])} "
+                     f"0.0000 4 {rng.randrange(100, 300)} {rng.randrange(200, 4000)} "
+                     f"{rng.randrange(0, 12000)} {rng.randrange(0, 9000)} {words}\\001")
+    return "\n".join(L) + "\n"
+
+
+_XHTML_DOCTYPES = [
+    '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">',
+    '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" '
+    '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">',
+    '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">',
+    "<!DOCTYPE html>", ""]
+
+
+def _xhtml(rng: random.Random, pool: Pool) -> str:
+    from xml.sax.saxutils import escape
+
+    lang = rng.choice(["en", "de", "fr", "es", "it", "nl"])
+    epub = rng.random() < .25
+    ns = ' xmlns="http://www.w3.org/1999/xhtml"' + (' xmlns:epub="http://www.idpf.org/2007/ops"' if epub else "")
+    head = [f"<title>{escape(' '.join(_words(rng, pool, rng.randrange(1, 6))))}</title>"]
+    if rng.random() < .6:
+        head.insert(0, rng.choice(['<meta http-equiv="Content-Type" content="text/html; charset=utf-8" />',
+                                   '<meta charset="utf-8" />']))
+    if rng.random() < .5:
+        head.append(f'<link rel="stylesheet" type="text/css" href="{rng.choice(["style", "main", "book"])}.css" />')
+    body = []
+    for _ in range(rng.randrange(1, 12)):
+        k = rng.random()
+        text = escape(pool.text(rng, 20, 600).replace("\n", " "))
+        if k < .15:
+            h = rng.randrange(1, 4)
+            body.append(f"<h{h}>{escape(' '.join(_words(rng, pool, 4)))}</h{h}>")
+        elif k < .25:
+            items = "".join(f"<li>{escape(w)}</li>" for w in _words(rng, pool, rng.randrange(2, 7)))
+            body.append(f"<ul>{items}</ul>")
+        elif k < .3:
+            body.append(f'<p><img src="images/{_words(rng, pool, 1)[0].lower()}.png" alt="" /><br />{text}</p>')
+        else:
+            body.append(f"<p>{text}</p>")
+    if epub:
+        body = [f'<section epub:type="{rng.choice(["chapter", "frontmatter", "bodymatter"])}">'] + body + ["</section>"]
+    nl = rng.choice(["\n", "\n  ", ""])
+    decl = rng.choice(['<?xml version="1.0" encoding="UTF-8"?>', '<?xml version="1.0" encoding="utf-8"?>', ""])
+    doctype = rng.choice(_XHTML_DOCTYPES)
+    parts = [p for p in (decl, doctype) if p]
+    return ("\n".join(parts + [f'<html{ns} xml:lang="{lang}" lang="{lang}">',
+                               f"<head>{nl}{nl.join(head)}\n</head>", f"<body>{nl}{nl.join(body)}\n</body>",
+                               "</html>"]) + "\n")
+
+
 def _packbits(row: bytes) -> bytes:
     """PackBits run-length encoding of one row (the PSD/TIFF RLE)."""
     out, i = bytearray(), 0
@@ -1349,5 +1511,5 @@ GENERATORS: dict[str, Callable[..., Iterator[Sample]]] = {
     "crypto": gen_crypto, "pgp": gen_pgp,
     "pim": gen_pim, "tables": gen_tables, "diffs": gen_diffs, "pillow_more": gen_pillow_more,
     "wasm": gen_wasm, "objects": gen_objects, "legacy": gen_legacy,
-    "linked": gen_linked, "midi": gen_midi, "lz4": gen_lz4, "cab": gen_cab, "raster_more": gen_raster_more,
+    "linked": gen_linked, "web_formats": gen_web_formats, "midi": gen_midi, "lz4": gen_lz4, "cab": gen_cab, "raster_more": gen_raster_more,
 }

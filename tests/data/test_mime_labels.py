@@ -10,6 +10,7 @@ import json
 import random
 import struct
 from importlib import resources
+from xml.dom import minidom
 
 import pytest
 
@@ -113,6 +114,11 @@ def _check(mime: str, data: bytes) -> None:
         "application/x-mach-binary": lambda: data[:4] == b"\xcf\xfa\xed\xfe",
         "application/x-executable": lambda: data[:4] == b"\x7fELF" and data[16] in (2, 3),
         "application/x-sharedlib": lambda: data[:4] == b"\x7fELF" and data[16] == 3,
+        "image/x-xfig": lambda: t.startswith("#FIG 3."),
+        "application/xhtml+xml": lambda: 'xmlns="http://www.w3.org/1999/xhtml"' in t
+                                         and minidom.parseString(data) is not None,
+        "application/vnd.ms-fontobject": lambda: struct.unpack("<I", data[:4])[0] == len(data)
+                                                 and data[34:36] == b"LP",
         "audio/midi": lambda: data[:4] == b"MThd" and b"MTrk" in data[:64],
         "application/x-lz4": lambda: data[:4] == b"\x04\x22\x4d\x18",
         "application/vnd.ms-cab-compressed": lambda: data[:4] == b"MSCF"
@@ -129,7 +135,7 @@ def _check(mime: str, data: bytes) -> None:
 
 
 @pytest.mark.parametrize("gen", ["pim", "tables", "diffs", "pillow_more", "wasm", "objects", "legacy",
-                                 "midi", "lz4", "cab", "raster_more", "linked"])
+                                 "midi", "lz4", "cab", "raster_more", "linked", "web_formats"])
 def test_new_generators_write_valid_files(gen: str, tmp_path) -> None:
     seen: dict[str, int] = {}
     for data, mime, _extra in formats.GENERATORS[gen](random.Random(7), POOL, 3):
@@ -155,6 +161,34 @@ def test_psd_writer_round_trips_through_pillow() -> None:
         im = Image.open(io.BytesIO(formats._psd(rng, img)))
         im.load()
         assert im.tobytes() == img.convert(im.mode).tobytes()
+
+
+def test_eot_wraps_the_font_and_names_it(tmp_path) -> None:
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+
+    fb = FontBuilder(1000, isTTF=True)
+    fb.setupGlyphOrder([".notdef", "A"])
+    fb.setupCharacterMap({65: "A"})
+    pen = TTGlyphPen(None)
+    pen.moveTo((0, 0)), pen.lineTo((500, 700)), pen.lineTo((1000, 0)), pen.closePath()
+    fb.setupGlyf({".notdef": TTGlyphPen(None).glyph(), "A": pen.glyph()})
+    fb.setupHorizontalMetrics({".notdef": (500, 0), "A": (1000, 0)})
+    fb.setupHorizontalHeader(ascent=800, descent=-200)
+    fb.setupNameTable({"familyName": "Picotest", "styleName": "Regular"})
+    fb.setupOS2()
+    fb.setupPost()
+    b = io.BytesIO()
+    fb.save(b)
+    ttf = b.getvalue()
+    for seed in range(3):  # the three versions
+        eot = formats._eot(random.Random(seed), ttf)
+        assert eot is not None and eot.endswith(ttf)
+        size, font_size, version = struct.unpack("<III", eot[:12])
+        assert size == len(eot) and font_size == len(ttf)
+        assert version in (0x00010000, 0x00020001, 0x00020002)
+        assert eot[34:36] == b"LP" and "Picotest".encode("utf-16-le") in eot
+        _check("application/vnd.ms-fontobject", eot)
 
 
 def test_packbits_round_trips() -> None:
