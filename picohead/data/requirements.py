@@ -28,6 +28,9 @@ PYTHON_PACKAGES: dict[str, str] = {
     "xlwt": "xlwt",
     "fpdf": "fpdf2",
     "cryptography": "cryptography",
+    "mido": "mido",
+    "lz4": "lz4",
+    "cabarchive": "cabarchive",
 }
 # program -> apt package (the programs picohead.data.formats runs)
 PROGRAMS: dict[str, str] = {
