@@ -10,7 +10,10 @@
 by name and the build exits 2 unless ``--allow-missing`` names it), merges and splits the suite by
 project, checks it is independent of the corpus (``picohead.data.producers``; with
 ``--corpus-manifest`` also by content hash) and writes ``card.json`` (samples and producers per
-task and label, floors met or not). ``score`` runs each tier of the model folder and every anchor on
+task and label, floors met or not). Projects already in ``benchmarks/wild_splits.json`` keep
+their half there (``--splits``); only new ones are dealt, so adding a source or dropping a file
+as corpus content does not move a project between halves. After a full build that is to be the
+yardstick, copy ``SUITE/splits.json`` over it and commit it. ``score`` runs each tier of the model folder and every anchor on
 the same records of one half (``dev`` for choices and calibration, ``test`` for every published
 figure): accuracy of final answers, raw top-1, coverage, confident-wrong, per-class P/R/F1, the
 text kinds, files under 256 bytes, risk per flag and look-alikes, whitespace/NUL padding, 0-16-byte
@@ -31,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+SPLITS = HERE / "wild_splits.json"  # project -> half of the last full build (see build)
 sys.path.insert(0, str(HERE))
 import wild_maps  # noqa: E402
 
@@ -42,7 +46,7 @@ from picohead.data.producers import (  # noqa: E402
 )
 from picohead.wild import metrics  # noqa: E402
 from picohead.wild.report import report_md  # noqa: E402
-from picohead.wild.suite import TASKS, finalise, load_suite, write_manifest  # noqa: E402
+from picohead.wild.suite import TASKS, finalise, load_suite, read_splits, write_manifest  # noqa: E402
 
 log = logging.getLogger("wild")
 TIERS = ("tiny", "small", "base", "pro")
@@ -63,6 +67,11 @@ def build(args: argparse.Namespace) -> int:
     import importlib
 
     suite, cache, mirrors = Path(args.suite), Path(args.cache), Path(args.mirrors)
+    try:
+        pinned = read_splits(Path(args.splits)) if args.splits else None
+    except ValueError as e:
+        print(f"wild build: {e}", file=sys.stderr)
+        return 2
     suite.mkdir(parents=True, exist_ok=True)
     failed: dict[str, str] = {}
     for name in args.builders.split(","):
@@ -74,7 +83,7 @@ def build(args: argparse.Namespace) -> int:
             failed[name] = f"{type(e).__name__}: {e}"
             log.error("builder %s failed: %s", name, failed[name])
         log.info("builder %s: %.0f s", name, time.time() - t0)
-    recs = finalise(suite)
+    recs = finalise(suite, pinned=pinned)
     corpus = corpus_producers(manifest=Path(args.corpus_manifest) if args.corpus_manifest else None,
                               ids=[Path(p) for p in args.corpus_ids])
     shared = [r for r in recs if corpus.holds(r["id"])]
@@ -89,7 +98,11 @@ def build(args: argparse.Namespace) -> int:
         print(f"wild build: {e}", file=sys.stderr)
         return 2
     card = suite_card(recs)
+    projects = {r["project"] for r in recs}
     card["failed_builders"] = failed
+    card["splits_pinned"] = ({"from": args.splits, "pinned": sum(p in pinned for p in projects),
+                              "dealt": sum(p not in pinned for p in projects)}
+                             if pinned is not None else None)
     card["dropped_as_corpus_content"] = (
         [{"producer": r["producer"], "path": r["prov"]["path"], "id": r["id"]} for r in shared]
         if args.corpus_manifest or args.corpus_ids else None)
@@ -619,6 +632,10 @@ def main() -> int:
     b.add_argument("--corpus-manifest", default=None,
                    help="a built corpus (its folder, or one manifest file): wild samples with the "
                         "same content are dropped; without it only producers are checked")
+    b.add_argument("--splits", default=str(SPLITS) if SPLITS.is_file() else "",
+                   help="project -> half file to keep (default: the committed "
+                        "benchmarks/wild_splits.json when present; '' deals every project "
+                        "afresh); the build writes SUITE/splits.json")
     b.add_argument("--corpus-ids", action="append", default=[],
                    help="an id list (corpus-ids) of a corpus not on this machine: wild samples "
                         "whose hash prefix it holds are dropped too (repeatable)")

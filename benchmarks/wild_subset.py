@@ -15,7 +15,8 @@ files the parts may lack) with the suite's own ``assign_splits``, and keeps the 
 fall in ``--half`` in that prediction, whatever their part said. The prediction is exact for every
 label the parts hold all projects of; for code labels it assumes every take rule of every pinned
 code entry yields files (a rule that yields none in the full build can move other projects).
-``SUB`` is a suite folder (``manifest.jsonl`` with every record in ``--half``, ``card.json``, and
+Projects in the committed ``benchmarks/wild_splits.json`` keep the half it gives them, as in
+the full build. ``SUB`` is a suite folder (``manifest.jsonl`` with every record in ``--half``, ``card.json``, and
 the parts' ``blobs`` linked) that ``benchmarks/wild.py score --suite SUB --split HALF`` reads.
 
 What it does not do: build or fetch anything, or stand in for the full suite's report (figures on
@@ -33,7 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from picohead.data.producers import project_of, wild_recipes
-from picohead.wild.suite import assign_splits, write_manifest
+from picohead.wild.suite import assign_splits, read_splits, write_manifest
+
+SPLITS = Path(__file__).resolve().parent / "wild_splits.json"
 
 
 def code_plan() -> list[dict[str, Any]]:
@@ -51,11 +54,12 @@ def code_plan() -> list[dict[str, Any]]:
     return out
 
 
-def subset(parts: list[list[dict[str, Any]]], half: str) -> list[dict[str, Any]]:
+def subset(parts: list[list[dict[str, Any]]], half: str,
+           pinned: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """The records of ``parts`` that the predicted full split puts in ``half`` (their split set
-    to it)."""
+    to it); ``pinned``: the full build's pinned halves (``wild.py build --splits``)."""
     plan = [{k: r[k] for k in ("task", "label", "kind", "project")} for p in parts for r in p]
-    predicted = assign_splits(plan + code_plan())
+    predicted = assign_splits(plan + code_plan(), pinned)
     return [{**r, "split": half} for p in parts for r in p if predicted[r["project"]] == half]
 
 
@@ -64,7 +68,15 @@ def main() -> int:
     ap.add_argument("--suite", action="append", required=True, help="a built (partial) suite")
     ap.add_argument("--half", choices=("dev", "test"), default="dev")
     ap.add_argument("--out", required=True, help="folder to write (a suite folder)")
+    ap.add_argument("--splits", default=str(SPLITS) if SPLITS.is_file() else "",
+                    help="the pinned halves the full build keeps (default: the committed "
+                         "benchmarks/wild_splits.json when present; '' for none)")
     args = ap.parse_args()
+    try:
+        pinned = read_splits(Path(args.splits)) if args.splits else None
+    except ValueError as e:
+        print(f"wild_subset: {e}", file=sys.stderr)
+        return 2
     parts = []
     for s in args.suite:
         m = Path(s) / "manifest.jsonl"
@@ -73,7 +85,7 @@ def main() -> int:
                   file=sys.stderr)
             return 2
         parts.append([json.loads(line) for line in m.read_text(encoding="utf-8").splitlines()])
-    keep = subset(parts, args.half)
+    keep = subset(parts, args.half, pinned)
     out = Path(args.out)
     (out / "blobs").mkdir(parents=True, exist_ok=True)
     kept = {(r["task"], r["id"]) for r in keep}

@@ -1,8 +1,8 @@
 """The wild suite on disk: sample records, the writer source builders use, the split, the manifest.
 
 A suite folder holds ``blobs/`` (content-addressed, as the corpus store), one stage file per source
-builder under ``.stages/<task>.jsonl`` and, once finalised, ``manifest.jsonl``, ``producers.json``
-and ``card.json``. A record is one JSON line::
+builder under ``.stages/<task>.jsonl`` and, once finalised, ``manifest.jsonl``, ``producers.json``,
+``splits.json`` (every project's half) and ``card.json``. A record is one JSON line::
 
     {"id": sha256, "path": "blobs/ab/<sha>", "task": "mime" | "code_lang" | "text_lang" | "risk",
      "label": "image/png" | "rust" | "de" | ["password", ...], "kind": "sentence" | ... | null,
@@ -23,7 +23,7 @@ import hashlib
 import json
 import os
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,15 +101,25 @@ def _h(s: str) -> int:
     return int(hashlib.sha256(s.encode()).hexdigest()[:12], 16)
 
 
-def assign_splits(records: list[dict[str, Any]]) -> dict[str, str]:
+def assign_splits(records: list[dict[str, Any]],
+                  pinned: Mapping[str, str] | None = None) -> dict[str, str]:
     """project -> "dev" | "test". Projects are dealt per (task, label) in hash order, alternating
     and starting with test, so a label with two or more projects has some in each half; a project
-    seen first under one label keeps its half everywhere."""
+    seen first under one label keeps its half everywhere.
+
+    ``pinned`` (project -> half, an earlier build's ``splits.json``) keeps those projects in their
+    half and deals only the others, counting the pinned ones: without it, which projects a label
+    has decides the halves, so a source added, or a file dropped as corpus content, can move a
+    project that earlier choices were made on into the test half."""
     by_label: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for r in records:
         lab = r["label"] if isinstance(r["label"], str) else (r["kind"] or "clean")
         by_label[(r["task"], lab)][r["project"]] += 1
-    half: dict[str, str] = {}
+    present = {r["project"] for r in records}
+    bad = {h for h in (pinned or {}).values() if h not in SPLITS}
+    if bad:
+        raise ValueError(f"pinned splits name halves {sorted(bad)}; each is one of {SPLITS}")
+    half: dict[str, str] = {p: h for p, h in (pinned or {}).items() if p in present}
     for key in sorted(by_label, key=lambda k: (len(by_label[k]), k)):
         projects = sorted(by_label[key], key=lambda p: _h(p))
         n = Counter(half[p] for p in projects if p in half)
@@ -121,8 +131,11 @@ def assign_splits(records: list[dict[str, Any]]) -> dict[str, str]:
     return half
 
 
-def finalise(suite: Path, stages: Iterable[Path] | None = None) -> list[dict[str, Any]]:
-    """Merge the stage files, drop content seen twice, split by project, write manifest.jsonl."""
+def finalise(suite: Path, stages: Iterable[Path] | None = None,
+             pinned: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """Merge the stage files, drop content seen twice, split by project (``pinned``: see
+    ``assign_splits``), write manifest.jsonl and ``splits.json`` (every project's half, the file
+    a later build pins to)."""
     paths = sorted(stages) if stages is not None else sorted((suite / ".stages").glob("*.jsonl"))
     recs: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
@@ -132,12 +145,32 @@ def finalise(suite: Path, stages: Iterable[Path] | None = None) -> list[dict[str
                 continue
             seen.add((r["task"], r["id"]))
             recs.append(r)
-    half = assign_splits(recs)
+    half = assign_splits(recs, pinned)
     for r in recs:
         r["split"] = half[r["project"]]
     recs.sort(key=lambda r: (r["task"], r["split"], r["producer"], r["id"]))
     write_manifest(suite, recs)
+    write_splits(suite / "splits.json", half)
     return recs
+
+
+def read_splits(path: Path) -> dict[str, str]:
+    """A ``splits.json`` (project -> half); ValueError when it is not one."""
+    try:
+        d = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"cannot read the pinned splits {path}: {e}") from e
+    if not isinstance(d, dict) or not all(isinstance(k, str) and v in SPLITS
+                                          for k, v in d.items()):
+        raise ValueError(f"{path} is not a project -> \"dev\" | \"test\" object")
+    return d
+
+
+def write_splits(path: Path, half: Mapping[str, str]) -> None:
+    """Write project -> half, sorted, atomically."""
+    tmp = Path(f"{path}.tmp")
+    tmp.write_text(json.dumps(dict(sorted(half.items())), indent=0) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def write_manifest(suite: Path, recs: list[dict[str, Any]]) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from picohead.data.gitmirror import MirrorError, clone_commands, open_mirror
 from picohead.wild import metrics
-from picohead.wild.suite import StageWriter, assign_splits, finalise, load_suite
+from picohead.wild.suite import StageWriter, assign_splits, finalise, load_suite, read_splits
 
 
 def test_writer_dedups_checks_labels_and_finalise_splits_by_project(tmp_path: Path) -> None:
@@ -39,6 +39,32 @@ def test_writer_dedups_checks_labels_and_finalise_splits_by_project(tmp_path: Pa
 def test_a_single_producer_label_goes_to_test() -> None:
     recs = [{"task": "text_lang", "label": "bn", "kind": "sentence", "project": "ud-bengali"}]
     assert assign_splits(recs) == {"ud-bengali": "test"}
+
+
+def test_pinned_projects_keep_their_half_when_a_label_gains_projects(tmp_path: Path) -> None:
+    def recs(names: list[str]) -> list[dict]:
+        return [{"task": "code_lang", "label": "go", "kind": None, "project": n} for n in names]
+
+    first = assign_splits(recs(["alpha", "beta", "gamma", "delta"]))
+    grown = recs(["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"])
+    moved = assign_splits(grown)
+    assert any(moved[p] != h for p, h in first.items())  # dealt afresh, some project moves
+    kept = assign_splits(grown, first)
+    assert all(kept[p] == h for p, h in first.items())
+    assert set(kept.values()) == {"dev", "test"} and set(kept) == {r["project"] for r in grown}
+    assert assign_splits(recs(["alpha"]), {"alpha": "dev", "gone": "test"}) == {"alpha": "dev"}
+    with pytest.raises(ValueError, match="halves"):
+        assign_splits(recs(["alpha"]), {"alpha": "train"})
+    w = StageWriter(tmp_path, "code_lang")  # finalise writes the file a later build pins to
+    for i, proj in enumerate(["alpha", "beta", "gamma"]):
+        w.add(f"{proj}".encode(), "go", producer=f"git:o/{proj}", licence="MIT", path=f"{i}.go")
+    w.close()
+    out = finalise(tmp_path, pinned={"alpha": "dev"})
+    written = read_splits(tmp_path / "splits.json")
+    assert written == {r["project"]: r["split"] for r in out} and written["alpha"] == "dev"
+    (tmp_path / "bad.json").write_text('{"alpha": "train"}')
+    with pytest.raises(ValueError, match="not a project"):
+        read_splits(tmp_path / "bad.json")
 
 
 def test_softmax_scores_by_hand() -> None:

@@ -193,3 +193,13 @@ def test_wild_raw_gives_raw_top1_per_label_for_each_model(tmp_path: Path) -> Non
     assert abs(100 * right / pro["n"] - pro["raw_top1"]) < 0.1  # overall is the per-label sum
     assert pro["per_label"]["image/png"]["raw_top1"] == 100.0  # a PNG signature, ranked first
     assert wild_raw.main([model, "--suite", str(suite), "--split", "test", "--task", "risk"]) == 2
+
+
+def test_build_refuses_unreadable_pinned_splits_before_building(tmp_path: Path) -> None:
+    (tmp_path / "splits.json").write_text('["not", "a", "map"]')
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "wild.py"), "build", "--suite",
+                        str(tmp_path / "W"), "--cache", str(tmp_path / "C"), "--mirrors",
+                        str(tmp_path / "M"), "--splits", str(tmp_path / "splits.json")],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "not a project" in p.stderr and "Traceback" not in p.stderr
+    assert not (tmp_path / "W").exists()  # nothing built
