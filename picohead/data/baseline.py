@@ -35,11 +35,16 @@ def _total(c: Any) -> int:
 
 
 def compare(per_head: dict[str, dict[str, Any]], before: dict[str, dict[str, Any]] | None,
-            source: str | None) -> dict[str, Any]:
-    """Per head and label: ``before``, ``now``, ``delta`` and ``change`` (delta / before), and the
-    labels that ``appeared`` (no samples before) and ``disappeared`` (no samples now)."""
+            source: str | None, dropped: dict[str, dict[str, str]] | None = None,
+            mins: dict[str, int] | None = None) -> dict[str, Any]:
+    """Per head and label: ``before``, ``now``, ``delta`` and ``change`` (delta / before), the
+    labels that ``appeared`` (no samples before) and ``disappeared`` (no samples now), and those
+    ``lost``: dropped from their head by this build (``dropped``, head -> label -> why) although
+    the baseline's counts met every split minimum of ``mins``, so the baseline's model had them
+    (content-dockerfile went 202 -> 199 training samples, under 200, and left two heads while its
+    total fell 2 %, which the per-label drop limit does not see)."""
     if before is None:
-        return {"baseline": None, "labels": {}, "appeared": [], "disappeared": []}
+        return {"baseline": None, "labels": {}, "appeared": [], "disappeared": [], "lost": []}
     labels: dict[str, dict[str, dict[str, Any]]] = {}
     appeared, disappeared = [], []
     for head in sorted(set(per_head) | set(before)):
@@ -54,8 +59,15 @@ def compare(per_head: dict[str, dict[str, Any]], before: dict[str, dict[str, Any
             elif was > 0 and now == 0:
                 disappeared.append(f"{head}={lab}")
         labels[head] = rows
+    lost: list[str] = []
+    for head, d in (dropped or {}).items():
+        for lab in d:
+            was_counts = before.get(head, {}).get(lab)
+            if isinstance(was_counts, dict) and mins and all(
+                    int(was_counts.get(s, 0)) >= n for s, n in mins.items()):
+                lost.append(f"{head}={lab}")
     return {"baseline": source, "labels": labels, "appeared": appeared,
-            "disappeared": disappeared}
+            "disappeared": disappeared, "lost": sorted(lost)}
 
 
 def save_last_good(out: Path, card: dict[str, Any]) -> Path:

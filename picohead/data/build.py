@@ -354,7 +354,11 @@ def _judge_card(recipe: Recipe, out: Path, card: dict[str, Any], recs: list[dict
     card["producer_cap"] = {"max_share": share, "unmet": dict(sorted(cap_unmet.items()))}
     card["under_producer_floor"] = under_floor(table)
     before, src = load_baseline(out, recipe.root)
-    card["comparison"] = compare(card["per_head"], before, src)
+    mins = recipe.setting("min_per_split", {"train": 200, "val": 30, "test": 30})
+    decided = recipe.data.get("dropped_labels", {})  # the recipe's own drops are no loss
+    thin = {h: {lab: why for lab, why in d.items() if lab not in decided.get(h, {})}
+            for h, d in card["dropped_labels"].items()}
+    card["comparison"] = compare(card["per_head"], before, src, thin, mins)
     gens = recipe.setting("generators", list(formats.GENERATORS) + ["av", "av_more", "pyc", "debs",
                                                                     "jars"])
     card["tolerance"] = judge(recipe.entries, failures, list(gens), missing,
@@ -671,6 +675,10 @@ def _breadth_md(card: dict[str, Any]) -> list[str]:
     if fell:
         L += ["", f"Labels more than {tol['max_label_drop']:.0%} below the baseline: "
               + ", ".join(f"`{k}` {r['before']} -> {r['now']}" for k, r in fell.items())]
+    lost = tol.get("labels_lost", [])
+    if lost:
+        L += ["", "Labels the baseline had enough samples to keep, dropped by this build for too "
+              "few: " + ", ".join(f"`{k}`" for k in lost)]
     return L
 
 

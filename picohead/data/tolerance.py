@@ -5,7 +5,8 @@ the share of the kind's recipe entries that failed (a source the mirror does not
 failed: the corpus lacks it all the same); generators are the kind ``gen`` (share of the generators
 run). A kind the setting does not name tolerates no failure. Per label (``max_label_drop``): a
 label whose sample count fell more than that share below the baseline's
-(``picohead.data.baseline``), or disappeared. ``judge`` returns the verdict that goes into the card;
+(``picohead.data.baseline``), or disappeared, and a label the baseline had enough samples
+to keep that this build dropped from its head (``lost``; no limit). ``judge`` returns the verdict that goes into the card;
 ``DegradedBuildError`` names what exceeded its tolerance (the CLI turns it into exit 2).
 
 What it does not do: retry or repair failed sources, or decide what the baseline is.
@@ -51,8 +52,10 @@ def judge(entries: list[dict[str, Any]], failures: dict[str, str], generators: l
             if row["before"] > 0 and row["now"] < (1 - max_drop) * row["before"]:
                 fell[f"{head}={lab}"] = {"before": row["before"], "now": row["now"]}
     over = [k for k, v in kinds.items() if v["over"]]
-    return {"passed": not over and not fell, "kinds": kinds, "kinds_over": over,
-            "labels_fell": fell, "max_label_drop": max_drop, "baseline": comparison.get("baseline")}
+    lost = list(comparison.get("lost", []))
+    return {"passed": not over and not fell and not lost, "kinds": kinds, "kinds_over": over,
+            "labels_fell": fell, "labels_lost": lost, "max_label_drop": max_drop,
+            "baseline": comparison.get("baseline")}
 
 
 def describe(verdict: dict[str, Any]) -> str:
@@ -68,4 +71,8 @@ def describe(verdict: dict[str, Any]) -> str:
         more = f" and {len(fell) - 30} more" if len(fell) > 30 else ""
         parts.append(f"{len(fell)} labels fell more than {verdict['max_label_drop']:.0%} below "
                      f"the baseline {verdict['baseline']}: {shown}{more}")
+    lost = verdict.get("labels_lost", [])
+    if lost:
+        parts.append(f"{len(lost)} labels the baseline {verdict['baseline']} kept were dropped "
+                     f"for too few samples: {', '.join(lost)}")
     return "build degraded beyond its tolerance: " + "; ".join(parts)

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from picohead.data.baseline import LAST_GOOD, compare
 from picohead.data.cli import data
-from picohead.data.tolerance import judge
+from picohead.data.tolerance import describe, judge
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "picohead" / "recipes" / "content" / "spec.json"
@@ -88,6 +88,22 @@ def test_compare_lists_appeared_and_disappeared() -> None:
     assert c["labels"]["mime"]["a"] == {"before": 20, "now": 10, "delta": -10, "change": -0.5}
     assert c["appeared"] == ["mime=new"] and c["disappeared"] == ["mime=old"]
     assert compare(now, None, None)["baseline"] is None
+
+
+def test_a_label_dropped_under_the_split_minimum_that_the_baseline_kept_fails_the_build() -> None:
+    mins = {"train": 200, "val": 30, "test": 30}
+    before = {"code_lang": {"dockerfile": {"train": 202, "val": 30, "test": 32},
+                            "thin": {"train": 50, "val": 5, "test": 5}}}
+    now = {"code_lang": {"dockerfile": {"train": 199, "val": 30, "test": 30},
+                         "thin": {"train": 48, "val": 5, "test": 5}}}
+    dropped = {"code_lang": {"dockerfile": "not enough real samples: train 199 < 200",
+                             "thin": "not enough real samples: train 48 < 200"}}
+    c = compare(now, before, "x", dropped, mins)
+    assert c["lost"] == ["code_lang=dockerfile"]  # 'thin' was too thin for the baseline too
+    v = judge([], {}, [], [], {}, c, 0.2)
+    assert not v["labels_fell"] and v["labels_lost"] == ["code_lang=dockerfile"]
+    assert not v["passed"] and "code_lang=dockerfile" in describe(v)
+    assert judge([], {}, [], [], {}, compare(now, before, "x"), 0.2)["passed"]
 
 
 def test_judge_per_kind_shares_and_unlisted_kinds_tolerate_nothing() -> None:
