@@ -47,7 +47,8 @@ def test_every_git_entry_is_pinned_licensed_and_labelled() -> None:
         assert e["licence"] and e["licence"].upper() not in ("NONE", "UNKNOWN", "NOASSERTION"), e["repo"]
         for rule in e["take"]:
             assert rule["code"] in code_labels, (e["repo"], rule["code"])
-            assert rule["ext"] and 0 < rule["cap"] <= 100, e["repo"]
+            assert rule.get("ext") or rule.get("name") or rule.get("name_re"), e["repo"]
+            assert 0 < rule["cap"] <= 100, e["repo"]
     per_label = Counter(r["code"] for e in entries for r in e["take"])
     for label in NEW_LABELS:
         assert per_label[label] >= 15, (label, per_label[label])
