@@ -135,10 +135,21 @@ def main(argv: list[str] | None = None) -> int:
         parts = rest.split(":")
         if not name or len(parts) != 3:
             ap.error(f"not NAME=DEV_JSON:TINY_JSON:MODEL_DIR: {spec}")
-        dev, tiny = (json.loads(Path(p).read_text()) for p in parts[:2])
+        try:
+            dev, tiny = (json.loads(Path(p).read_text()) for p in parts[:2])
+        except (OSError, json.JSONDecodeError) as e:
+            print(f"ship_rule: {name}: {e}", file=sys.stderr)
+            return 2
         cands.append((name, dev, tiny, Path(parts[2])))
     result: dict[str, Any] = {}
     for tier in a.tiers.split(","):
+        lacking = [f"{n} ({m})" for n, d, t, m in cands if tier in d["robustness"]
+                   and (m / f"{tier}.onnx").exists() and tier not in t["models"].get(str(m), {})]
+        if lacking:
+            print(f"ship_rule: the tiny-input results have no {tier} tier for {', '.join(lacking)}"
+                  f" (run benchmarks/tiny_inputs.py with --tiers ... {tier}, or leave {tier} out "
+                  "with --tiers)", file=sys.stderr)
+            return 2
         rows = [row(n, d, t, m, tier) for n, d, t, m in cands
                 if tier in d["robustness"] and (m / f"{tier}.onnx").exists()]
         if not rows:

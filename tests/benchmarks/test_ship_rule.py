@@ -46,3 +46,18 @@ def test_over_budget_is_out(tmp_path: Path) -> None:
     ship_rule.main([*_candidates(tmp_path, pro_size=3 << 20), "--tiers", "pro", "--out", str(out)])
     got = json.loads(out.read_text())["pro"]
     assert got["choice"] is None and all("over the size budget" in w for w in got["why"])
+
+
+def test_a_tier_the_tiny_input_results_lack_is_named_not_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    specs = _candidates(tmp_path)
+    name, rest = specs[0].split("=", 1)
+    dev_path, tiny_path, folder = rest.split(":")
+    dev = json.loads(Path(dev_path).read_text())
+    dev["robustness"]["tiny"] = dev["robustness"]["small"]  # scored on tiny, tiny_inputs was not
+    (tmp_path / "dev.json").write_text(json.dumps(dev))
+    (Path(folder) / "tiny.onnx").write_bytes(b"\0" * 1000)
+    assert ship_rule.main([f"{name}={tmp_path / 'dev.json'}:{tiny_path}:{folder}",
+                           "--tiers", "tiny"]) == 2
+    assert "no tiny tier" in capsys.readouterr().err
+    assert ship_rule.main([f"{name}={tmp_path / 'none.json'}:{tiny_path}:{folder}"]) == 2
