@@ -36,10 +36,12 @@ from __future__ import annotations
 import argparse
 import json
 import string
+import sys
 from collections import Counter
 from pathlib import Path
 
 from picohead_runtime import Classifier
+from picohead_runtime.errors import PicoheadError
 from picohead_runtime.windows import looks_text
 
 MAGIC = [b"\x1f\x8b\x08", b"\xef\xbb\xbf", b"\x89PN", b"%PD", b"PK\x03", b"\x7fEL", b"GIF",
@@ -112,7 +114,9 @@ def type_claim(b: bytes, mime: str) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("models", nargs="+", help="model folders")
-    ap.add_argument("--tiers", nargs="+", default=["small", "base", "pro"])
+    ap.add_argument("--tiers", nargs="+", default=None,
+                    help="tiers to run (default: every tier file each model folder holds, so "
+                         "that ship_rule.py finds every tier it compares)")
     ap.add_argument("--out", default=None, help="write the JSON here (and .md beside it)")
     args = ap.parse_args()
     probes = inputs()
@@ -120,8 +124,19 @@ def main() -> int:
     magic = {m for full in MAGIC for m in (full, full[:2])}
     res: dict[str, dict[str, dict]] = {}
     for folder in args.models:
-        for tier in args.tiers:
-            clf = Classifier(folder, tier=tier)
+        tiers = args.tiers or ([t for t in ("tiny", "small", "base", "pro")
+                                if (Path(folder) / f"{t}.onnx").is_file()]
+                               if Path(folder).is_dir() else ["small", "base", "pro"])
+        if not tiers:
+            print(f"tiny_inputs: {folder} holds no tier file (tiny/small/base/pro.onnx)",
+                  file=sys.stderr)
+            return 2
+        for tier in tiers:
+            try:
+                clf = Classifier(folder, tier=tier)
+            except PicoheadError as e:
+                print(f"tiny_inputs: {e}", file=sys.stderr)
+                return 2
             flags: Counter[str] = Counter()
             examples = []
             flagged = 0

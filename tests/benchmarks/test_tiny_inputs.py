@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -79,3 +80,19 @@ def test_the_bundled_risk_tiers_flag_almost_none_of_them(tmp_path: Path) -> None
         assert d["flagged"] <= d["inputs"] // 100, (tier, d["flagged"], d["flags"])
         g = d["longer"]  # the 4-16-byte inputs without a secret
         assert g["flagged"] <= g["inputs"] // 100, (tier, g["flagged"], g["examples"])
+
+
+def test_every_tier_of_a_folder_by_default_and_a_clear_error_for_a_missing_one(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    shutil.copy(default_model_dir() / "tiny.onnx", folder / "tiny.onnx")
+    out = tmp_path / "tiny.json"
+    run = [sys.executable, str(ROOT / "benchmarks" / "tiny_inputs.py")]
+    p = subprocess.run([*run, str(folder), "--out", str(out)], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert list(json.loads(out.read_text())["models"][str(folder)]) == ["tiny"]  # ship_rule needs it
+    for bad in ([str(tmp_path / "none")], [str(folder), "--tiers", "pro"], [str(tmp_path)]):
+        p = subprocess.run([*run, *bad], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2 and "Traceback" not in p.stderr and "tiny_inputs:" in p.stderr
