@@ -56,7 +56,7 @@ def with_meta(model, spec, tier: str, precision: str) -> bytes:
 
     meta = ModelMeta(spec=spec, tier=tier, precision=precision, picohead_version="bench")
     m = onnx.ModelProto.FromString(model.SerializeToString())
-    onnx.helper.set_model_props(m, {META_KEY: meta.to_json()})
+    onnx.helper.set_model_props(m, {META_KEY: meta.to_prop()})
     return m.SerializeToString()
 
 

@@ -50,7 +50,7 @@ def export_random(family: str, tier: str, folder: Path) -> Path:
     torch.manual_seed(0)
     g = tier_graph(build_model(spec).eval(), spec, tier)
     meta = ModelMeta(spec=spec, tier=tier, precision="fp32", target="cuda", picohead_version="gpu")
-    onnx.helper.set_model_props(g, {META_KEY: meta.to_json()})
+    onnx.helper.set_model_props(g, {META_KEY: meta.to_prop()})
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{tier}.cuda.onnx"
     onnx.save(g, str(path))

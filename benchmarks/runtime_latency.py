@@ -55,7 +55,7 @@ def export_random_tiny(family: str, tier: str, out_dir: Path) -> Path:
     model = build_model(spec).eval()
     q = quantize.quantize_int8(tier_graph(model, spec, tier), quantize.INT8_LADDER[0])
     meta = ModelMeta(spec=spec, tier=tier, precision="int8", picohead_version="bench")
-    onnx.helper.set_model_props(q, {META_KEY: meta.to_json()})
+    onnx.helper.set_model_props(q, {META_KEY: meta.to_prop()})
     folder = out_dir / f"random-{family}"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{tier}.onnx"

@@ -358,7 +358,7 @@ def write_thresholds(
     if settings is not None:
         extra["calibration_rule"] = settings
     new = dataclasses.replace(meta, spec=spec, extra=extra)
-    props[META_KEY].value = new.to_json()
+    props[META_KEY].value = new.to_prop()
     tmp = onnx_path.with_suffix(".tmp")
     onnx.save(model, str(tmp))
     tmp.replace(onnx_path)

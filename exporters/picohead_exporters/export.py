@@ -272,7 +272,7 @@ def _with_metadata(
         },
     )
     del final.metadata_props[:]
-    onnx.helper.set_model_props(final, {META_KEY: meta.to_json()})
+    onnx.helper.set_model_props(final, {META_KEY: meta.to_prop()})
     final.producer_name, final.producer_version = "picohead", version
     if graph.has_external_data(final):
         report.failures.append("the model has external data; expected one self-contained file")

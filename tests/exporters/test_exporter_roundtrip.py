@@ -94,8 +94,10 @@ def test_metadata_round_trip(steady_tiny):
     _, spec, report = steady_tiny
     m = onnx.load(report.path)
     props = {p.key: p.value for p in m.metadata_props}
-    json.loads(props[META_KEY])  # JSON, never repr
-    meta = ModelMeta.from_json(props[META_KEY])
+    stored = props[META_KEY]
+    assert stored.startswith("zlib:")  # compressed JSON, never repr
+    meta = ModelMeta.from_json(stored)
+    json.loads(meta.to_json())
     assert meta.spec == spec
     assert (meta.tier, meta.precision, meta.target) == ("tiny", "fp32", "cpu")
     assert meta.spec.family == "steady"

@@ -232,3 +232,22 @@ def test_paths_in_errors_are_paths(tmp_path):
     with pytest.raises(ModelError) as e:
         Classifier(Path(tmp_path) / "x" / "y.onnx")
     assert str(tmp_path) in str(e.value)
+
+
+def test_compressed_metadata_loads_like_plain_and_damage_is_named(tiny_path, tmp_path):
+    """ModelMeta.to_prop stores the metadata JSON zlib-compressed (a calibrated tiny's thresholds
+    take 12 KB of its 64 KB budget as JSON, 3 KB compressed); files written before keep plain
+    JSON. Both load to the same answers; a damaged compressed text is a clear ModelError."""
+    from picohead_runtime.model_meta import ModelMeta
+
+    plain = toy_models.read_meta(tiny_path)
+    packed = ModelMeta.from_json(plain).to_prop()
+    assert packed.startswith("zlib:") and len(packed) < len(plain)
+    assert ModelMeta.from_json(packed) == ModelMeta.from_json(plain)
+    z = toy_models.write_raw_meta(tiny_path, tmp_path / "z.onnx", packed)
+    data = [b"def main():\n    return 1\n", b"%PDF-1.7\n", b"hello world"]
+    want = [r.asdict() for r in Classifier(tiny_path).classify_many_bytes(data)]
+    assert [r.asdict() for r in Classifier(z).classify_many_bytes(data)] == want
+    bad = toy_models.write_raw_meta(tiny_path, tmp_path / "bad.onnx", "zlib:not base64!")
+    with pytest.raises(ModelError, match="bad.onnx.*damaged"):
+        Classifier(bad)

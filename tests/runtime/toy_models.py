@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import json
 import shutil
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -139,12 +140,27 @@ def _with_props(buf: bytes, props: list[tuple[str, str]]) -> bytes:
     return kept + b"".join(_entry(k, v) for k, v in props)
 
 
+def _plain(value: str) -> str:
+    """The JSON text of a stored metadata value (``ModelMeta.to_prop`` compresses it)."""
+    if value.startswith("zlib:"):
+        return zlib.decompress(base64.b64decode(value[len("zlib:"):])).decode("utf-8")
+    return value
+
+
 def read_meta(path: Path) -> str:
     """The picohead metadata JSON of a model file."""
     for key, value in _props(Path(path).read_bytes()):
         if key == META_KEY:
-            return value
+            return _plain(value)
     raise AssertionError(f"{path} has no picohead metadata")
+
+
+def write_raw_meta(src: Path, dst: Path, value: str) -> Path:
+    """Copy ``src`` to ``dst`` with its picohead metadata text replaced by ``value`` as is."""
+    buf = Path(src).read_bytes()
+    props = [(k, value if k == META_KEY else v) for k, v in _props(buf)]
+    Path(dst).write_bytes(_with_props(buf, props))
+    return Path(dst)
 
 
 def rewrite_meta(src: Path, dst: Path, edit: Callable[[dict[str, Any]], None]) -> Path:
@@ -153,7 +169,7 @@ def rewrite_meta(src: Path, dst: Path, edit: Callable[[dict[str, Any]], None]) -
     props = _props(buf)
     for i, (key, value) in enumerate(props):
         if key == META_KEY:
-            doc = json.loads(value)
+            doc = json.loads(_plain(value))
             edit(doc)
             props[i] = (key, json.dumps(doc))
             break

@@ -105,7 +105,7 @@ def test_wild_calibration_chooses_on_dev_and_writes_every_head(tmp_path: Path) -
     every task (risk included) is reported and --write notes where the thresholds came from."""
     import onnx
 
-    from picohead_runtime.model_meta import META_KEY
+    from picohead_runtime.model_meta import META_KEY, ModelMeta
 
     suite = tmp_path / "suite"
     make_suite(suite)
@@ -137,8 +137,9 @@ def test_wild_calibration_chooses_on_dev_and_writes_every_head(tmp_path: Path) -
     assert set(mime["corpus_val"]) == {"shipped", "one_threshold", "per_label"}
     assert sum(mime["corpus_val"]["shipped"].values()) == pytest.approx(100, abs=0.1)
     assert "corpus's validation split" in out.with_suffix(".md").read_text()
-    meta = json.loads({p.key: p.value for p in onnx.load(str(copy / "small.onnx")).metadata_props}
-                      [META_KEY])
+    stored = {p.key: p.value for p in onnx.load(str(copy / "small.onnx")).metadata_props}[META_KEY]
+    assert stored.startswith("zlib:")  # written compressed (ModelMeta.to_prop)
+    meta = json.loads(ModelMeta.from_json(stored).to_json())
     assert "wild suite's dev half" in meta["extra"]["calibration"]
     m = next(h for h in meta["spec"]["heads"] if h["name"] == "mime")
     chosen = mime["dev_per_label"] if mime["written"] == "per_label" else mime["dev_fallback"]
