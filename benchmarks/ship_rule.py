@@ -143,15 +143,14 @@ def main(argv: list[str] | None = None) -> int:
         cands.append((name, dev, tiny, Path(parts[2])))
     result: dict[str, Any] = {}
     for tier in a.tiers.split(","):
-        lacking = [f"{n} ({m})" for n, d, t, m in cands if tier in d["robustness"]
-                   and (m / f"{tier}.onnx").exists() and tier not in t["models"].get(str(m), {})]
+        have = [c for c in cands if tier in c[1]["robustness"] and (c[3] / f"{tier}.onnx").exists()]
+        lacking = [f"{n} ({m})" for n, _, t, m in have if tier not in t["models"].get(str(m), {})]
         if lacking:
             print(f"ship_rule: the tiny-input results have no {tier} tier for {', '.join(lacking)}"
                   f" (run benchmarks/tiny_inputs.py with --tiers ... {tier}, or leave {tier} out "
                   "with --tiers)", file=sys.stderr)
             return 2
-        rows = [row(n, d, t, m, tier) for n, d, t, m in cands
-                if tier in d["robustness"] and (m / f"{tier}.onnx").exists()]
+        rows = [row(n, d, t, m, tier) for n, d, t, m in have]
         if not rows:
             continue
         winner, why = choose(rows)

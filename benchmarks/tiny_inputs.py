@@ -42,6 +42,7 @@ from pathlib import Path
 
 from picohead_runtime import Classifier
 from picohead_runtime.errors import PicoheadError
+from picohead_runtime.model import resolve_model_path
 from picohead_runtime.windows import looks_text
 
 MAGIC = [b"\x1f\x8b\x08", b"\xef\xbb\xbf", b"\x89PN", b"%PD", b"PK\x03", b"\x7fEL", b"GIF",
@@ -111,6 +112,18 @@ def type_claim(b: bytes, mime: str) -> bool:
     return True
 
 
+def folder_tiers(folder: Path) -> list[str]:
+    """The tiers the runtime finds a file for in ``folder`` (its own resolver)."""
+    found = []
+    for t in ("tiny", "small", "base", "pro"):
+        try:
+            resolve_model_path(folder, t)
+        except PicoheadError:
+            continue
+        found.append(t)
+    return found
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("models", nargs="+", help="model folders")
@@ -124,11 +137,10 @@ def main() -> int:
     magic = {m for full in MAGIC for m in (full, full[:2])}
     res: dict[str, dict[str, dict]] = {}
     for folder in args.models:
-        tiers = args.tiers or ([t for t in ("tiny", "small", "base", "pro")
-                                if (Path(folder) / f"{t}.onnx").is_file()]
-                               if Path(folder).is_dir() else ["small", "base", "pro"])
+        tiers = args.tiers or (folder_tiers(Path(folder)) if Path(folder).is_dir()
+                               else ["small", "base", "pro"])
         if not tiers:
-            print(f"tiny_inputs: {folder} holds no tier file (tiny/small/base/pro.onnx)",
+            print(f"tiny_inputs: {folder} holds no tier file (tiny/small/base/pro)",
                   file=sys.stderr)
             return 2
         for tier in tiers:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-SPLITS = HERE / "wild_splits.json"  # project -> half of the last full build (see build)
+SPLITS_FILE = HERE / "wild_splits.json"  # project -> half of the last full build (see build)
 sys.path.insert(0, str(HERE))
 import wild_maps  # noqa: E402
 
@@ -632,7 +632,7 @@ def main() -> int:
     b.add_argument("--corpus-manifest", default=None,
                    help="a built corpus (its folder, or one manifest file): wild samples with the "
                         "same content are dropped; without it only producers are checked")
-    b.add_argument("--splits", default=str(SPLITS) if SPLITS.is_file() else "",
+    b.add_argument("--splits", default=str(SPLITS_FILE) if SPLITS_FILE.is_file() else "",
                    help="project -> half file to keep (default: the committed "
                         "benchmarks/wild_splits.json when present; '' deals every project "
                         "afresh); the build writes SUITE/splits.json")

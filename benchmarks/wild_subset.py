@@ -33,10 +33,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from wild import SPLITS_FILE
+
 from picohead.data.producers import project_of, wild_recipes
 from picohead.wild.suite import assign_splits, read_splits, write_manifest
-
-SPLITS = Path(__file__).resolve().parent / "wild_splits.json"
 
 
 def code_plan() -> list[dict[str, Any]]:
@@ -68,7 +68,7 @@ def main() -> int:
     ap.add_argument("--suite", action="append", required=True, help="a built (partial) suite")
     ap.add_argument("--half", choices=("dev", "test"), default="dev")
     ap.add_argument("--out", required=True, help="folder to write (a suite folder)")
-    ap.add_argument("--splits", default=str(SPLITS) if SPLITS.is_file() else "",
+    ap.add_argument("--splits", default=str(SPLITS_FILE) if SPLITS_FILE.is_file() else "",
                     help="the pinned halves the full build keeps (default: the committed "
                          "benchmarks/wild_splits.json when present; '' for none)")
     args = ap.parse_args()

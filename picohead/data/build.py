@@ -305,7 +305,7 @@ def finalize(recipe: Recipe, out: Path, spec: dict[str, Any], labels: dict[str, 
     card["dropped_as_wild_suite_content"] = wild_dropped if exclude is not None else None
     card["dropped_as_wild_suite_producer"] = wild_producer
     card["relabelled_by_elf_header"] = dict(sorted(elf_relabelled.items()))
-    _judge_card(recipe, out, card, recs, failures, missing, cap_unmet, share)
+    _judge_card(recipe, out, card, recs, failures, missing, cap_unmet, share, mins)
     (out / "card.json").write_text(json.dumps(card, indent=1, ensure_ascii=False) + "\n")
     (out / "DATASET_CARD.md").write_text(_card_md(card), encoding="utf-8")
     if card["tolerance"]["passed"]:
@@ -344,7 +344,7 @@ def _drop_wild_producers(recs: list[dict[str, Any]]) -> tuple[list[dict[str, Any
 
 def _judge_card(recipe: Recipe, out: Path, card: dict[str, Any], recs: list[dict[str, Any]],
                 failures: dict[str, str], missing: list[str], cap_unmet: dict[str, int],
-                share: float) -> None:
+                share: float, mins: dict[str, int]) -> None:
     """Add the producer table, the comparison with the last good build and the tolerance
     verdict to ``card``."""
     table = breadth(recs, FINE_HEADS, floor=int(recipe.setting("producer_floor", 20)),
@@ -354,7 +354,6 @@ def _judge_card(recipe: Recipe, out: Path, card: dict[str, Any], recs: list[dict
     card["producer_cap"] = {"max_share": share, "unmet": dict(sorted(cap_unmet.items()))}
     card["under_producer_floor"] = under_floor(table)
     before, src = load_baseline(out, recipe.root)
-    mins = recipe.setting("min_per_split", {"train": 200, "val": 30, "test": 30})
     decided = recipe.data.get("dropped_labels", {})  # the recipe's own drops are no loss
     thin = {h: {lab: why for lab, why in d.items() if lab not in decided.get(h, {})}
             for h, d in card["dropped_labels"].items()}

@@ -82,10 +82,8 @@ class ModelMeta:
     @classmethod
     def from_json(cls, text: str, *, source: str = "model") -> ModelMeta:
         """Parse the stored text: JSON, or JSON in the compressed form of :meth:`to_prop`."""
-        if text.startswith(COMPRESSED_PREFIX):
-            text = _inflate(text[len(COMPRESSED_PREFIX):], source)
         try:
-            doc = json.loads(text)
+            doc = json.loads(stored_json(text, source))
         except json.JSONDecodeError as e:
             raise SpecError(f"{source}: picohead metadata is not valid JSON ({e})") from None
         if not isinstance(doc, dict) or doc.get("format") != META_FORMAT:
@@ -116,10 +114,15 @@ class ModelMeta:
         )
 
 
-def _inflate(b64: str, source: str) -> str:
+def stored_json(text: str, source: str = "model") -> str:
+    """The JSON text of a stored metadata value: ``text`` itself, or :meth:`ModelMeta.to_prop`'s
+    compressed form inflated (SpecError naming ``source`` when it is damaged or too large)."""
+    if not text.startswith(COMPRESSED_PREFIX):
+        return text
     try:
         d = zlib.decompressobj()
-        raw = d.decompress(base64.b64decode(b64, validate=True), MAX_META_BYTES)
+        raw = d.decompress(base64.b64decode(text[len(COMPRESSED_PREFIX):], validate=True),
+                           MAX_META_BYTES)
         if d.unconsumed_tail:
             raise SpecError(f"{source}: picohead metadata is over {MAX_META_BYTES} bytes")
         return raw.decode("utf-8")

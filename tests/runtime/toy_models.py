@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import json
 import shutil
-import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -142,9 +141,9 @@ def _with_props(buf: bytes, props: list[tuple[str, str]]) -> bytes:
 
 def _plain(value: str) -> str:
     """The JSON text of a stored metadata value (``ModelMeta.to_prop`` compresses it)."""
-    if value.startswith("zlib:"):
-        return zlib.decompress(base64.b64decode(value[len("zlib:"):])).decode("utf-8")
-    return value
+    from picohead_runtime.model_meta import stored_json
+
+    return stored_json(value)
 
 
 def read_meta(path: Path) -> str:
