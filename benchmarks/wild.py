@@ -74,7 +74,7 @@ def build(args: argparse.Namespace) -> int:
         return 2
     suite.mkdir(parents=True, exist_ok=True)
     failed: dict[str, str] = {}
-    for name in args.builders.split(","):
+    for name in filter(None, args.builders.split(",")):  # '' re-finalises the stages on disk
         t0 = time.time()
         try:
             mod = importlib.import_module(f"picohead.wild.sources.{name}")
@@ -624,7 +624,10 @@ def main() -> int:
     b.add_argument("--suite", required=True)
     b.add_argument("--cache", required=True, help="registry downloads and program outputs")
     b.add_argument("--mirrors", required=True, help="folder of bare git mirrors (clone-list)")
-    b.add_argument("--builders", default=",".join(BUILDERS))
+    b.add_argument("--builders", default=",".join(BUILDERS),
+                   help="source builders to run (comma-separated); '' runs none and only merges, "
+                        "dedups and splits the stages already in --suite (for example against a "
+                        "corpus built after them)")
     b.add_argument("--allow-missing", default="",
                    help="builders or producer keys whose failure is accepted (comma-separated)")
     b.add_argument("--max-skipped", type=int, default=0,

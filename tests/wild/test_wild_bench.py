@@ -204,3 +204,33 @@ def test_build_refuses_unreadable_pinned_splits_before_building(tmp_path: Path) 
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "not a project" in p.stderr and "Traceback" not in p.stderr
     assert not (tmp_path / "W").exists()  # nothing built
+
+
+def test_build_with_no_builders_refinalises_the_stages_against_a_corpus(tmp_path: Path) -> None:
+    suite = tmp_path / "W"
+    mime = StageWriter(suite, "mime")  # producers no corpus recipe knows
+    png = mime.add(b"\x89PNG\r\n\x1a\n" + bytes(60), "image/png", producer="git:qzx-one/qzx-png",
+                   licence="MIT", path="a.png")["id"]
+    mime.add(b"%PDF-1.4\n1 0 obj\n<<>>\nendobj\n", "application/pdf",
+             producer="git:qzx-two/qzx-pdf", licence="MIT", path="a.pdf")
+    mime.close()
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "train.jsonl").write_text(json.dumps({"id": png, "source": "deb:qzx-corpus"}) + "\n")
+
+    def build(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "wild.py"), "build",
+                               "--suite", str(suite), "--cache", str(tmp_path / "C"), "--mirrors",
+                               str(tmp_path / "M"), "--builders", "", "--splits", "", *extra],
+                              capture_output=True, text=True, timeout=120)
+
+    p = build()
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert len((suite / "manifest.jsonl").read_text().splitlines()) == 2
+    p = build("--corpus-manifest", str(corpus))  # the corpus came later: no builder runs again
+    assert p.returncode == 0, p.stdout + p.stderr
+    ids = [json.loads(x)["id"] for x in (suite / "manifest.jsonl").read_text().splitlines()]
+    assert len(ids) == 1 and png not in ids
+    card = json.loads((suite / "card.json").read_text())
+    assert [d["id"] for d in card["dropped_as_corpus_content"]] == [png]
+    assert card["failed_builders"] == {} and (suite / "splits.json").is_file()
