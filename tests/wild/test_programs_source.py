@@ -194,6 +194,23 @@ def test_build_runs_caches_and_is_deterministic(tmp_path: Path) -> None:
     assert [r["id"] for r in read_jsonl(out2)] == [r["id"] for r in recs]
 
 
+@pytest.mark.skipif(shutil.which("gzip") is None, reason="needs gzip")
+def test_a_relative_cache_path_still_feeds_the_programs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each program runs in its own temporary folder: an input path relative to the caller's
+    # folder made every job fail (and cached the failures) when --cache was relative
+    job = {"id": "c", "label": "application/gzip", "ext": "gz", "input": "sentence", "n": 3,
+           "cmd": ["gzip", "-c", "{in}"], "stdout": True, "expect": ["hex:1f8b08"]}
+    rp = _mini_recipe(tmp_path, {"gzip": {"apt": "gzip", "binaries": ["gzip"],
+                                          "licence": "{input}", "jobs": [job]}})
+    monkeypatch.chdir(tmp_path)
+    out = pg.build(Path("s"), cache=Path("cache"), mirrors=tmp_path, recipe_path=rp)
+    assert len(list(read_jsonl(out))) == 3
+    s = json.loads((tmp_path / "cache" / "programs" / "summary.json").read_text())
+    assert not s["failed_jobs"]
+
+
 def test_tiny_inputs_are_deterministic(tmp_path: Path) -> None:
     ins = pg.Inputs(tmp_path / "a", {}, lambda *a, **k: None)
     ins2 = pg.Inputs(tmp_path / "b", {}, lambda *a, **k: None)

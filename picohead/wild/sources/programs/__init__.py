@@ -104,7 +104,7 @@ def build(
     progs: dict[str, dict[str, Any]] = recipe["programs"]
     if only is not None:
         progs = {k: v for k, v in progs.items() if k in only}
-    root = cache / "programs"
+    root = cache.resolve() / "programs"  # programs run in their own folders: absolute paths
     apt = sorted({p["apt"] for p in progs.values()})
     pv = package_versions(apt)
     versions = {name: f"{p['apt']} {pv.get(p['apt'], '?')}" for name, p in progs.items()}
