@@ -260,7 +260,21 @@ def main() -> int:
     tiers = args.tiers.split(",")
     bound_tiers = set(args.bound_tiers.split(","))
     bound_tasks = set(args.bound_tasks.split(","))
-    files = {t: resolve_model_path(args.model, t) for t in tiers}
+    from picohead_runtime import PicoheadError
+
+    try:  # bad arguments are named before minutes of scoring start
+        files = {t: resolve_model_path(args.model, t) for t in tiers}
+    except PicoheadError as e:
+        print(f"wild_calibration: {e} (--tiers names the tiers to calibrate)", file=sys.stderr)
+        return 2
+    if not (suite / "manifest.jsonl").is_file():
+        print(f"wild_calibration: {suite} is no built wild suite (no manifest.jsonl)",
+              file=sys.stderr)
+        return 2
+    if args.corpus and not (Path(args.corpus) / "val.jsonl").is_file():
+        print(f"wild_calibration: {args.corpus} is no built corpus (no val.jsonl)",
+              file=sys.stderr)
+        return 2
     out: dict[str, Any] = {"command": " ".join(sys.argv), "reported_on": args.report,
                            "max_wrong": args.max_wrong,
                            "bound_tiers": sorted(bound_tiers),

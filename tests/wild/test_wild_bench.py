@@ -175,6 +175,23 @@ def test_wild_calibration_says_when_a_written_tier_is_over_budget(
     assert "tiny is over its size budget once written" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("bad", ["model", "suite", "corpus"])
+def test_wild_calibration_names_a_bad_argument_before_scoring(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        bad: str) -> None:
+    import wild_calibration
+
+    suite = tmp_path / "suite"
+    make_suite(suite)
+    argv = {"--suite": str(suite), "--tiers": "small", "--out": str(tmp_path / "cal.json")}
+    argv[{"model": "--model", "suite": "--suite", "corpus": "--corpus"}[bad]] = str(tmp_path / "no")
+    monkeypatch.setattr(sys, "argv", ["wild_calibration.py", *sum(map(list, argv.items()), [])])
+    assert wild_calibration.main() == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path / "no") in err and "Traceback" not in err
+    assert not (tmp_path / "cal.json").exists()
+
+
 def test_wild_raw_gives_raw_top1_per_label_for_each_model(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import wild_raw
