@@ -31,7 +31,9 @@ model answers exactly what is reported. A head the model gates off counts as una
 For the risk head, each flag's threshold is chosen on dev by the rule used on the validation
 split (``picohead.calibrate.calibrate_head``: the flag's best F1, disabled under 0.5) among the
 thresholds at which it fires on at most ``--max-false`` % (0.5 by default) of dev's rows without a
-flag: the best dev F1 alone bought recall with look-alikes (content-v7 pro: look-alikes flagged
+flag and on none of dev's 0-16-byte inputs without a secret (issue 23's target is 0.1 %; for that
+the flag may also take 0.97 or 0.99, and a flag that fires on one of them even at 0.99 is
+disabled): the best dev F1 alone bought recall with look-alikes (content-v7 pro: look-alikes flagged
 7.7 -> 15.5 % on test for macro F1 0.61 -> 0.66), and the issue's target is 2 % overall. The
 test report gives F1 per flag and the share of look-alikes, 0-16-byte inputs and clean hosts that
 get a flag, at the in-corpus and at the dev-chosen thresholds.
@@ -222,7 +224,10 @@ def calibrate_flags(spec: Any, P: dict[str, Any], recs: dict[str, list[dict[str,
     h = spec.head("risk")
     i = spec.head_names.index("risk")
     y = np.array([[lab in r["label"] for lab in h.labels] for r in recs["dev"]], dtype=np.float32)
-    fields, rep = calibrate_head(h, P["dev"][i], y, MIN_COVERAGE, max_false=max_false / 100)
+    # issue 23: no flag on 0-16-byte inputs without a secret (at most 0.1 %): dev's are quiet rows
+    quiet = np.array([r.get("kind") == "tiny" and not r["label"] for r in recs["dev"]])
+    fields, rep = calibrate_head(h, P["dev"][i], y, MIN_COVERAGE, max_false=max_false / 100,
+                                 quiet=quiet)
     final = replace_head(spec, dataclasses.replace(h, **fields))
     row = {"shipped": risk_scores(risk_rows(spec, P["report"], recs["report"]), h.labels),
            "dev_flags": rep,

@@ -37,6 +37,10 @@ MIN_F1 = 0.5  # a multilabel label whose best validation F1 is below this is dis
 MIN_COVERAGE = 0.97  # softmax heads: the share of validation samples answered (not `unknown`)
 
 
+# thresholds a flag may also take when it must stay quiet on some rows (calibrate_head's quiet)
+QUIET_GRID = np.array([0.97, 0.99])
+
+
 def _f1(pred: np.ndarray, truth: np.ndarray) -> float:
     tp = float((pred & truth).sum())
     denom = float(pred.sum() + truth.sum())
@@ -45,36 +49,51 @@ def _f1(pred: np.ndarray, truth: np.ndarray) -> float:
 
 def calibrate_head(
     head: HeadSpec, probs: np.ndarray, y: np.ndarray, min_coverage: float, min_f1: float = MIN_F1,
-    *, max_false: float | None = None,
+    *, max_false: float | None = None, quiet: np.ndarray | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(new head fields, trade-off report) for one head from validation probabilities.
 
     ``max_false`` (multilabel only): a label's threshold must keep the share of rows without any
     flag that the label fires on at or under it (where no threshold does, the one that fires
-    least), so a flag's best F1 is not bought with false alarms on the negatives."""
+    least), so a flag's best F1 is not bought with false alarms on the negatives.
+
+    ``quiet`` (multilabel only): a mask of rows that no flag may fire on, such as inputs of 0-16
+    bytes that carry no secret (issue 23: at most 0.1 % of them flagged). A threshold that fires
+    on one of them is not eligible; the grid then reaches 0.97 and 0.99 too, and a label that
+    fires on one of them even at 0.99 is disabled (``report[label]["loud"]``)."""
     if head.multilabel:
         truth = y > 0.5
         clean = ~truth.any(1)
+        quiet = None if quiet is None or not quiet.any() else quiet & clean
+        grid = GRID if quiet is None else np.concatenate((GRID, QUIET_GRID))
         thresholds, report, disabled = {}, {}, []
         for i, lab in enumerate(head.labels):
             if not truth[:, i].any():
                 continue
-            f1s = [_f1(probs[:, i] >= t, truth[:, i]) for t in GRID]
-            eligible = np.ones(len(GRID), dtype=bool)
+            f1s = [_f1(probs[:, i] >= t, truth[:, i]) for t in grid]
+            eligible = np.ones(len(grid), dtype=bool)
             fa = None
             if max_false is not None and clean.any():
-                fa = np.array([float((probs[clean, i] >= t).mean()) for t in GRID])
+                fa = np.array([float((probs[clean, i] >= t).mean()) for t in grid])
                 eligible = fa <= max_false if (fa <= max_false).any() else fa == fa.min()
-            best = max(np.flatnonzero(eligible), key=lambda k: f1s[k])
-            thresholds[lab] = float(GRID[best])
+            loud = False
+            if quiet is not None:
+                silent = np.array([not (probs[quiet, i] >= t).any() for t in grid])
+                loud = not silent.any()
+                eligible = eligible & silent if (eligible & silent).any() else silent
+            best = max(np.flatnonzero(eligible), key=lambda k: f1s[k]) if eligible.any() else \
+                len(grid) - 1
+            thresholds[lab] = float(grid[best])
             report[lab] = {
-                "threshold": float(GRID[best]),
+                "threshold": float(grid[best]),
                 "f1": round(f1s[best], 4),
                 "f1_at_0.5": round(_f1(probs[:, i] >= 0.5, truth[:, i]), 4),
             }
             if fa is not None:
                 report[lab]["false_alarms"] = round(float(fa[best]), 4)
-            if f1s[best] < min_f1:
+            if loud:
+                report[lab]["loud"] = True
+            if f1s[best] < min_f1 or loud:
                 disabled.append(lab)
                 report[lab]["disabled"] = True
         return {"label_thresholds": thresholds, "disabled_labels": disabled}, report

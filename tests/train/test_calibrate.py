@@ -139,3 +139,36 @@ def test_per_label_thresholds_keep_a_sure_label_and_silence_an_unsure_one():
     assert h.threshold_for("image/bmp") == 0.6 == h.threshold  # no evidence: its own threshold
     assert rep["chosen"]["estimate"] == "cross-fitted by producer"
     assert rep["chosen"]["estimated"]["wrong"] <= 2.0
+
+
+def test_a_flag_stays_quiet_on_rows_that_must_carry_none():
+    """calibrate_head(quiet=...): a flag whose best-F1 threshold fires on a short input without
+    a secret takes a threshold over it (the grid reaches 0.99 for this), and a flag that fires
+    on one even at 0.99 is disabled; without quiet rows the choice is as before."""
+    import numpy as np
+
+    from picohead.calibrate import calibrate_head
+    from picohead_runtime.spec import ModelSpec
+
+    spec = ModelSpec.from_dict({
+        "name": "t", "family": "steady", "tiers": ["tiny"], "window": {"head": 8, "tail": 8},
+        "arch": {"buckets": {"tiny": 16}, "dims": {"tiny": 4}, "ngrams": [1]},
+        "heads": [{"name": "risk", "kind": "multilabel", "threshold": 0.5,
+                   "labels": ["phone", "jwt"]}]})
+    head = spec.head("risk")
+    # 40 phones at 0.99+, 40 JWTs at 0.8; a short non-phone at 0.96 (phone) and one at 0.995 (jwt)
+    probs = np.array([[0.999, 0.0]] * 40 + [[0.0, 0.8]] * 40 + [[0.96, 0.0], [0.0, 0.995]]
+                     + [[0.0, 0.0]] * 400, dtype=np.float32)
+    y = np.zeros((len(probs), 2), dtype=np.float32)
+    y[:40, 0] = 1
+    y[40:80, 1] = 1
+    quiet = np.zeros(len(probs), dtype=bool)
+    quiet[80:82] = True
+    before, _ = calibrate_head(head, probs, y, 0.9, max_false=0.005)
+    assert before["label_thresholds"]["phone"] < 0.96 and not before["disabled_labels"]
+    after, rep = calibrate_head(head, probs, y, 0.9, max_false=0.005, quiet=quiet)
+    assert 0.96 < after["label_thresholds"]["phone"] <= 0.99 and rep["phone"]["f1"] == 1.0
+    assert after["disabled_labels"] == ["jwt"] and rep["jwt"]["loud"]
+    quiet[81] = False  # the loud row gone: jwt keeps its best threshold
+    again, _ = calibrate_head(head, probs, y, 0.9, max_false=0.005, quiet=quiet)
+    assert again["disabled_labels"] == [] and again["label_thresholds"]["jwt"] <= 0.8
