@@ -59,27 +59,31 @@ def calibrate_head(
 
     ``quiet`` (multilabel only): a mask of rows that no flag may fire on, such as inputs of 0-16
     bytes that carry no secret (issue 23: at most 0.1 % of them flagged). A threshold that fires
-    on one of them is not eligible; the grid then reaches 0.97 and 0.99 too, and a label that
-    fires on one of them even at 0.99 is disabled (``report[label]["loud"]``)."""
+    on one of them is not eligible; where every threshold of the grid fires on one, the grid
+    reaches 0.97 and 0.99 too, and a label that fires on one of them even at 0.99 is disabled
+    (``report[label]["loud"]``)."""
     if head.multilabel:
         truth = y > 0.5
         clean = ~truth.any(1)
         quiet = None if quiet is None or not quiet.any() else quiet & clean
-        grid = GRID if quiet is None else np.concatenate((GRID, QUIET_GRID))
         thresholds, report, disabled = {}, {}, []
         for i, lab in enumerate(head.labels):
             if not truth[:, i].any():
                 continue
+            # the usual grid; 0.97 and 0.99 only for a flag that no threshold of it keeps quiet
+            for grid in (GRID, np.concatenate((GRID, QUIET_GRID))):
+                silent = (np.ones(len(grid), dtype=bool) if quiet is None else
+                          np.array([not (probs[quiet, i] >= t).any() for t in grid]))
+                if silent.any():
+                    break
             f1s = [_f1(probs[:, i] >= t, truth[:, i]) for t in grid]
             eligible = np.ones(len(grid), dtype=bool)
             fa = None
             if max_false is not None and clean.any():
                 fa = np.array([float((probs[clean, i] >= t).mean()) for t in grid])
                 eligible = fa <= max_false if (fa <= max_false).any() else fa == fa.min()
-            loud = False
+            loud = not silent.any()
             if quiet is not None:
-                silent = np.array([not (probs[quiet, i] >= t).any() for t in grid])
-                loud = not silent.any()
                 eligible = eligible & silent if (eligible & silent).any() else silent
             best = max(np.flatnonzero(eligible), key=lambda k: f1s[k]) if eligible.any() else \
                 len(grid) - 1

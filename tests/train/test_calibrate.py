@@ -172,3 +172,10 @@ def test_a_flag_stays_quiet_on_rows_that_must_carry_none():
     quiet[81] = False  # the loud row gone: jwt keeps its best threshold
     again, _ = calibrate_head(head, probs, y, 0.9, max_false=0.005, quiet=quiet)
     assert again["disabled_labels"] == [] and again["label_thresholds"]["jwt"] <= 0.8
+    # a flag quiet on those rows keeps the usual grid, even where its false alarms on other
+    # rows exceed max_false at every threshold of it (0.97 would fire least, and is not offered)
+    noisy = probs.copy()
+    noisy[100:110, 1] = 0.96  # ten clean rows with a JWT score over the whole grid
+    base, _ = calibrate_head(head, noisy, y, 0.9, max_false=0.005)
+    same, _ = calibrate_head(head, noisy, y, 0.9, max_false=0.005, quiet=quiet)
+    assert same["label_thresholds"]["jwt"] == base["label_thresholds"]["jwt"] <= 0.95
