@@ -4,8 +4,10 @@ has every task's figures, the padding and batch checks, and a Markdown table."""
 from __future__ import annotations
 
 import json
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,17 @@ import pytest
 from picohead.wild.suite import StageWriter, finalise
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def tiny_png() -> bytes:
+    """A real 1x1 RGB PNG (signature, IHDR, IDAT, IEND), not a signature padded with NULs, which
+    reads as a tar header to a byte model."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + chunk(b"IEND", b""))
 
 
 def make_suite(root: Path) -> None:
@@ -29,8 +42,7 @@ def make_suite(root: Path) -> None:
              path="de.conllu", kind="two_words")
     text.close()
     mime = StageWriter(root, "mime")
-    mime.add(b"\x89PNG\r\n\x1a\n" + bytes(60), "image/png", producer="git:d/png", licence="MIT",
-             path="a.png")
+    mime.add(tiny_png(), "image/png", producer="git:d/png", licence="MIT", path="a.png")
     mime.add(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n", "application/pdf",
              producer="git:e/pdf", licence="MIT", path="a.pdf")
     mime.close()
