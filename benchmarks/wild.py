@@ -679,9 +679,16 @@ def main() -> int:
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO if args.v else logging.WARNING,
                         format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
-    return {"build": build, "score": score, "clone-list": clone_list, "corpus-ids": corpus_ids,
-            "apt-packages": apt_packages, "slice": ci_slice, "card": card,
-            "labels": label_map}[args.cmd](args)
+    run = {"build": build, "score": score, "clone-list": clone_list, "corpus-ids": corpus_ids,
+           "apt-packages": apt_packages, "slice": ci_slice, "card": card,
+           "labels": label_map}[args.cmd]
+    try:
+        return run(args)
+    except BrokenPipeError:  # the reader went away (| head): nothing of ours failed
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -263,3 +263,14 @@ def test_build_with_no_builders_refinalises_the_stages_against_a_corpus(tmp_path
     card = json.loads((suite / "card.json").read_text())
     assert [d["id"] for d in card["dropped_as_corpus_content"]] == [png]
     assert card["failed_builders"] == {} and (suite / "splits.json").is_file()
+
+
+def test_clone_list_into_a_closed_pipe_is_no_traceback() -> None:
+    # `wild.py clone-list | head -1`: the reader leaves after one line of ~70 KB
+    p = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "wild.py"), "clone-list"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdout is not None and p.stderr is not None
+    assert p.stdout.readline().startswith(b"git init")
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) == 0 and "Traceback" not in err and "BrokenPipe" not in err
