@@ -544,9 +544,18 @@ def label_map(args: argparse.Namespace) -> int:
     import importlib.resources as ir
 
     from picohead_runtime import Classifier
+    from picohead_runtime.model import resolve_model_path
 
-    model = {wild_maps.canonical_mime(x)
-             for x in Classifier(args.model, tier="tiny").spec.head("mime").labels}
+    tiers: dict[str, set[str | None]] = {}  # a bundle's tiers may come from different runs
+    for tier in TIERS:
+        try:
+            resolve_model_path(args.model, tier)
+        except Exception:  # noqa: BLE001 - a folder without this tier
+            continue
+        tiers[tier] = {wild_maps.canonical_mime(x)
+                       for x in Classifier(args.model, tier=tier).spec.head("mime").labels}
+    model = set().union(*tiers.values())
+    per_tier = ", ".join(f"{t} {len(v)}" for t, v in tiers.items())
     spec = json.loads((HERE.parent / "picohead" / "recipes" / "content" / "spec.json").read_text())
     corpus = {wild_maps.canonical_mime(x) for h in spec["heads"] if h["name"] == "mime"
               for x in h["labels"]}
@@ -573,7 +582,8 @@ def label_map(args: argparse.Namespace) -> int:
          "mapping every wild-suite comparison uses; synonyms are folded the same way for every "
          "tool) and the bundled model's label list. *wild files*: samples of that type in the "
          "wild suite (both halves).", "",
-         f"{len(labels)} labels; the bundled model has {len(model)}, the content recipe's spec "
+         f"{len(labels)} labels; the bundled model has {len(model)} in its tiers ({per_tier}; "
+         "'yes' below: in any tier), the content recipe's spec "
          f"(the next model's head) {len(corpus)}, the suite {len(counts)}, "
          f"Magika's standard_v3_3 maps onto {len(magika)}.", "",
          "| label | in the bundled model | in the content spec | Magika labels | other names "
