@@ -335,7 +335,9 @@ def test_plant_batch_plants_into_clean_rows_and_sets_their_labels():
     """``plant`` rewrites labelled rows without a flag (same length) and sets the labels its
     function returns; flagged and unlabelled rows stay as they are."""
     names = ("api_key", "jwt", "private_key", "password", "email", "phone")
-    host = b"".join(b"some plain words on line %d\n" % i for i in range(40))
+    # ~2.2 KB, a full head+tail window: any planted line (JWTs with a key id reach ~400 bytes)
+    # fits in a quarter of it
+    host = b"".join(b"some plain words on line %d\n" % i for i in range(80))
     wins = [host, host, host, host]
     x, lengths = (torch.from_numpy(a) for a in batch_windows(wins))
     y = np.zeros((4, len(names)), dtype=np.float32)
