@@ -211,6 +211,22 @@ def test_a_relative_cache_path_still_feeds_the_programs(
     assert not s["failed_jobs"]
 
 
+@pytest.mark.skipif(shutil.which("touch") is None, reason="needs touch")
+def test_an_empty_output_file_is_a_failure_not_a_cached_file(tmp_path: Path) -> None:
+    # a program that exits 0 and leaves an empty output (enscript on a missing input did) made
+    # nothing: it is counted failed and cached as a failure, not as an empty file made
+    job = {"id": "e", "label": "text/plain", "ext": "txt", "input": "sentence", "n": 2,
+           "cmd": ["touch", "{out}"]}
+    rp = _mini_recipe(tmp_path, {"touch": {"apt": "coreutils", "binaries": ["touch"],
+                                           "licence": "{input}", "jobs": [job]}})
+    out = pg.build(tmp_path / "s", cache=tmp_path / "cache", mirrors=tmp_path, recipe_path=rp)
+    assert list(read_jsonl(out)) == []
+    s = json.loads((tmp_path / "cache" / "programs" / "summary.json").read_text())
+    assert s["failed_jobs"]["e"] == 2
+    made = [p for p in (tmp_path / "cache" / "programs" / "out").rglob("*") if p.is_file()]
+    assert made and all(p.suffix == ".fail" for p in made)
+
+
 def test_tiny_inputs_are_deterministic(tmp_path: Path) -> None:
     ins = pg.Inputs(tmp_path / "a", {}, lambda *a, **k: None)
     ins2 = pg.Inputs(tmp_path / "b", {}, lambda *a, **k: None)

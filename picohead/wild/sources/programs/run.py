@@ -139,12 +139,14 @@ class Runner:
             res = p.stdout
         if stdout:
             return res if res else None
+        # an empty output is no output: enscript, given a missing input, writes an empty file and
+        # exits 0, and such files were cached as made (24 wild files lost to a relative --cache)
         if out_glob:
             hits = sorted(glob.glob(str(tmp / out_glob)))
             hits = [h for h in hits if Path(h).is_file() and not h.endswith(".in")]
-            return Path(hits[0]).read_bytes()[:MAX_OUT] if hits else None
+            return (Path(hits[0]).read_bytes()[:MAX_OUT] or None) if hits else None
         if out is not None and out.is_file():
-            return out.read_bytes()[:MAX_OUT]
+            return out.read_bytes()[:MAX_OUT] or None
         return None
 
 
