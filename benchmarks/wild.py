@@ -543,17 +543,16 @@ def label_map(args: argparse.Namespace) -> int:
     ``file --mime-type`` names folded onto it (``wild_maps``), and how many wild files carry it."""
     import importlib.resources as ir
 
-    from picohead_runtime import Classifier
-    from picohead_runtime.model import resolve_model_path
+    from tiny_inputs import folder_tiers
 
-    tiers: dict[str, set[str | None]] = {}  # a bundle's tiers may come from different runs
-    for tier in TIERS:
-        try:
-            resolve_model_path(args.model, tier)
-        except Exception:  # noqa: BLE001 - a folder without this tier
-            continue
-        tiers[tier] = {wild_maps.canonical_mime(x)
-                       for x in Classifier(args.model, tier=tier).spec.head("mime").labels}
+    from picohead_runtime import Classifier
+    from picohead_runtime.model import default_model_dir
+
+    folder = Path(args.model) if args.model else default_model_dir()
+    # a bundle's tiers may come from different runs, with different label lists
+    tiers = {t: {wild_maps.canonical_mime(x)
+                 for x in Classifier(folder, tier=t).spec.head("mime").labels}
+             for t in (folder_tiers(folder) if folder.is_dir() else ["tiny"])}
     model = set().union(*tiers.values())
     per_tier = ", ".join(f"{t} {len(v)}" for t, v in tiers.items())
     spec = json.loads((HERE.parent / "picohead" / "recipes" / "content" / "spec.json").read_text())

@@ -21,12 +21,12 @@ from picohead.data.risk.common import ALNUM, DOMAINS, FIRST, LAST, RISKS, b64url
 # the same, found both).
 # RSA's 342-character signatures are left out: with a key id such a token often exceeds a
 # quarter of a training window, the most the training planter writes into one (plant_secret)
-_JWT_SIG_BYTES = {"HS256": 32, "HS384": 48, "HS512": 64, "ES256": 64, "ES384": 96, "EdDSA": 64}
 _HMAC = {"HS256": hashlib.sha256, "HS384": hashlib.sha384, "HS512": hashlib.sha512}
+_SIG_BYTES = {"ES256": 64, "ES384": 96, "EdDSA": 64}  # the others are HMACs, computed
 
 
 def jwt(rng: random.Random) -> tuple[str, str]:
-    alg = rng.choice(list(_JWT_SIG_BYTES))
+    alg = rng.choice([*_HMAC, *_SIG_BYTES])
     header: dict[str, Any] = {"alg": alg}
     if rng.random() < 0.8:
         header["typ"] = rng.choice(["JWT", "JWT", "JWT", "jwt", "at+jwt"])
@@ -56,7 +56,7 @@ def jwt(rng: random.Random) -> tuple[str, str]:
     if alg in _HMAC:
         sig = b64url(hmac.new(rand(rng, 32).encode(), f"{h}.{p}".encode(), _HMAC[alg]).digest())
     else:  # the shape of a signature of that size (nothing checks it)
-        sig = b64url(bytes(rng.randrange(256) for _ in range(_JWT_SIG_BYTES[alg])))
+        sig = b64url(bytes(rng.randrange(256) for _ in range(_SIG_BYTES[alg])))
     return rng.choice(["ACCESS_TOKEN", "auth_token", "jwt", "bearer", "id_token"]), f"{h}.{p}.{sig}"
 
 
