@@ -224,3 +224,23 @@ def test_build_fails_on_a_missing_path(tmp_path: Path) -> None:
          "paths": ["missing.conllu"], "licence": "x", "lang": "de"}]}), encoding="utf-8")
     with pytest.raises(T.MirrorError):
         T.build(tmp_path / "suite", cache=tmp_path, mirrors=mirrors, recipe=recipe)
+
+
+def test_build_skips_a_source_without_a_mirror_and_says_so(tmp_path: Path) -> None:
+    """A partly fetched mirror folder: the sources present are built, the absent one is a
+    recorded skip (which ``wild.py build --max-skipped`` counts), not a failed builder."""
+    mirrors = tmp_path / "mirrors"
+    mirrors.mkdir()
+    c = _mirror(tmp_path, mirrors, "UniversalDependencies/UD_German-A",
+                {"a.conllu": _conllu("a", 30)})
+    recipe = tmp_path / "text.json"
+    recipe.write_text(json.dumps({"per_kind": 4, "seed": "t", "sources": [
+        {"kind": "git", "repo": "UniversalDependencies/UD_German-A", "commit": c,
+         "paths": ["a.conllu"], "licence": "x", "lang": "de"},
+        {"kind": "git", "repo": "someone/absent", "commit": "0" * 40, "paths": ["b.conllu"],
+         "licence": "x", "lang": "de"}]}), encoding="utf-8")
+    out = T.build(tmp_path / "suite", cache=tmp_path, mirrors=mirrors, recipe=recipe)
+    recs = list(read_jsonl(out))
+    assert recs and {r["producer"] for r in recs} == {"git:UniversalDependencies/UD_German-A"}
+    skipped = json.loads((out.parent / "text_lang.skipped.json").read_text())
+    assert [s["producer"] for s in skipped] == ["git:someone/absent"]

@@ -439,12 +439,19 @@ def build(suite: Path, *, cache: Path, mirrors: Path, recipe: Path | None = None
     seen: set[str] = set()
     drawn: dict[tuple[str, str], dict[str, list[Sample]]] = {}
     meta: dict[tuple[str, str], tuple[str, str]] = {}
+    w = StageWriter(suite, "text_lang")
     for key in sorted(by_group):  # one producer's sentences in memory at a time
+        try:  # no mirror: skipped, counted against the build's --max-skipped as files' are
+            open_mirror(mirrors, key[1])
+        except MirrorError as err:
+            log.warning("text_lang %s: git:%s skipped: %s", key[0], key[1], err)
+            w.skip(f"git:{key[1]}", str(err))
+            continue
+        # a mirror without a pinned path is a recipe error and fails the builder
         sents, path_of, commit, licence = load(by_group[key], mirrors)[key]
         meta[key] = (commit, licence)
         rng = random.Random(f"{seed}:{key[0]}:{key[1]}")
         drawn[key] = draw(sents, key[0], rng, per_kind, seen, path_of)
-    w = StageWriter(suite, "text_lang")
     counts: Counter[tuple[str, str]] = Counter()
     by_lang: dict[str, list[str]] = defaultdict(list)
     for lang, repo in sorted(drawn):
