@@ -21,8 +21,8 @@ for other binaries; a type outside those tables, such as HEIC or RAR, takes the 
 show in their bytes, ``generic_of_bytes``) with the family threshold chosen on dev, and the test
 curve of (c); (e) a threshold per top-1 label refining (c)/(d)
 (``picohead.calibrate.calibrate_labels_under_shift``: a label with too few dev rows keeps
-(c)/(d)'s threshold), whose penalty for a wrong answer is chosen under the same rule on outcomes
-cross-fitted over dev's producers (records, for text: one treebank a language). ``--write``
+(c)/(d)'s threshold), whose penalty for a wrong answer and pooling with the whole head's rows
+(``SHRINK_GRID``) are chosen under the same rule on outcomes cross-fitted over dev's producers (records, for text: one treebank a language). ``--write``
 writes (e) where its cross-fitted dev outcome ranks above (c)/(d)'s dev outcome by that rule
 (``picohead.calibrate.shift_choice_key``), else (c)/(d); the report's last column says which.
 Every decision goes through the runtime's decoder on the tier file's probabilities, so a written
@@ -187,7 +187,7 @@ def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[st
         final, head, P["dev"], T["dev"], same, fam,
         fallbacks=fallbacks, max_wrong=max_wrong, groups=groups)
     row["dev_per_label"] = rep_l["chosen"]
-    # every (penalty, fallback threshold) candidate's cross-fitted dev estimate: why a bound tier
+    # every (penalty, pooling, fallback threshold) candidate's cross-fitted dev estimate: why a bound tier
     # took one threshold over per-label ones (content-v10rc1 pro) can be read off without a rerun
     row["dev_per_label_grid"] = rep_l["grid"]
     row["dev_chosen_per_label"] = reported(per_label)
@@ -348,7 +348,7 @@ def main() -> int:
     L = [f"Wild-{args.report}, % of samples: right / right generic / wrong / unanswered"
          + (" (the half every choice was made on)." if args.report == "dev" else "."), "",
          "| task | tier | shipped | raw top-1 | dev threshold | at it | + fallbacks (t, f) | at "
-         "them | per label (penalty, labels, f) | at them | written |",
+         "them | per label (penalty, pooling, labels, f) | at them | written |",
          "|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def f4(x: dict[str, float]) -> str:
@@ -364,7 +364,7 @@ def main() -> int:
                      f"{x['dev_threshold']['threshold']} | {f4(x['dev_chosen'])} | "
                      + (f"{fb['threshold']}, {fb['fallback_threshold']} | "
                         f"{f4(x['dev_chosen_fallback'])} |" if fb else "- | - |")
-                     + f" {pl['penalty']}, {pl['label_thresholds']}, "
+                     + f" {pl['penalty']}, {pl.get('shrink', 0)}, {pl['label_thresholds']}, "
                      f"{pl['fallback_threshold'] if fb else '-'} | "
                      f"{f4(x['dev_chosen_per_label'])} | {x['written']} |")
     if crows:

@@ -141,6 +141,40 @@ def test_per_label_thresholds_keep_a_sure_label_and_silence_an_unsure_one():
     assert rep["chosen"]["estimated"]["wrong"] <= 2.0
 
 
+def test_per_label_thresholds_shrink_a_label_with_few_rows_toward_the_head(monkeypatch):
+    """SHRINK_GRID: a label's threshold is fitted on its own rows pooled with ``shrink``
+    pseudo-rows of the whole head. Eight TIFF answers at 0.6, five of them right, take 0.6 alone;
+    pooled with many rows of the head, where answers at 0.63 are wrong, they take the head's
+    threshold instead. The chosen setting says which pooling it took."""
+    import numpy as np
+
+    import picohead.calibrate as cal
+    from picohead_runtime.spec import ModelSpec
+
+    spec = ModelSpec.from_dict({
+        "name": "t", "family": "steady", "tiers": ["tiny"], "window": {"head": 8, "tail": 8},
+        "arch": {"buckets": {"tiny": 16}, "dims": {"tiny": 4}, "ngrams": [1]},
+        "heads": [{"name": "mime", "kind": "softmax", "threshold": 0.6,
+                   "labels": ["image/gif", "image/png", "image/tiff"]}]})
+    gif = [[0.7, 0.2, 0.1]] * 40  # right
+    png = [[0.27, 0.63, 0.1]] * 40  # wrong: GIFs
+    tiff = [[0.2, 0.2, 0.6]] * 8  # five right, three PNGs
+    probs = [np.array(gif + png + tiff, dtype=np.float32)]
+    truth = ["image/gif"] * 80 + ["image/tiff"] * 5 + ["image/png"] * 3
+
+    def tiff_threshold(shrink: float) -> float:
+        monkeypatch.setattr(cal, "SHRINK_GRID", (shrink,))
+        per, rep = cal.calibrate_labels_under_shift(spec, "mime", probs, truth, str.__eq__,
+                                                    lambda t: None, max_wrong=None)
+        assert rep["chosen"]["shrink"] == shrink
+        h = per.head("mime")
+        assert h.threshold_for("image/png") > 0.63  # its own 40 rows silence it either way
+        return h.threshold_for("image/tiff")
+
+    assert tiff_threshold(0.0) == 0.6
+    assert tiff_threshold(1000.0) == 0.65
+
+
 def test_a_flag_stays_quiet_on_rows_that_must_carry_none():
     """calibrate_head(quiet=...): a flag whose best-F1 threshold fires on a short input without
     a secret takes a threshold over it (the grid reaches 0.99 for this), and a flag that fires
