@@ -22,7 +22,9 @@ show in their bytes, ``generic_of_bytes``) with the family threshold chosen on d
 curve of (c); (e) a threshold per top-1 label refining (c)/(d)
 (``picohead.calibrate.calibrate_labels_under_shift``: a label with too few dev rows keeps
 (c)/(d)'s threshold), whose penalty for a wrong answer and pooling with the whole head's rows
-(``SHRINK_GRID``) are chosen under the same rule on outcomes cross-fitted over dev's producers (records, for text: one treebank a language). ``--write``
+(``SHRINK_GRID``) are chosen under the same rule on outcomes cross-fitted over dev's producers
+(records, for text: one treebank a language; ``dev_per_label.unpooled``: the best setting without
+pooling). ``--write``
 writes (e) where its cross-fitted dev outcome ranks above (c)/(d)'s dev outcome by that rule
 (``picohead.calibrate.shift_choice_key``), else (c)/(d); the report's last column says which.
 Every decision goes through the runtime's decoder on the tier file's probabilities, so a written
@@ -187,8 +189,8 @@ def calibrate_task(spec: Any, task: str, P: dict[str, Any], T: dict[str, list[st
         final, head, P["dev"], T["dev"], same, fam,
         fallbacks=fallbacks, max_wrong=max_wrong, groups=groups)
     row["dev_per_label"] = rep_l["chosen"]
-    # every (penalty, pooling, fallback threshold) candidate's cross-fitted dev estimate: why a bound tier
-    # took one threshold over per-label ones (content-v10rc1 pro) can be read off without a rerun
+    # every (penalty, pooling, fallback threshold) candidate's cross-fitted dev estimate: why a
+    # bound tier took one threshold over per-label ones (content-v10rc1 pro) reads off without a rerun
     row["dev_per_label_grid"] = rep_l["grid"]
     row["dev_chosen_per_label"] = reported(per_label)
     # written: per-label thresholds where their cross-fitted dev outcome beats the one threshold's
@@ -364,7 +366,7 @@ def main() -> int:
                      f"{x['dev_threshold']['threshold']} | {f4(x['dev_chosen'])} | "
                      + (f"{fb['threshold']}, {fb['fallback_threshold']} | "
                         f"{f4(x['dev_chosen_fallback'])} |" if fb else "- | - |")
-                     + f" {pl['penalty']}, {pl.get('shrink', 0)}, {pl['label_thresholds']}, "
+                     + f" {pl['penalty']}, {pl['shrink']}, {pl['label_thresholds']}, "
                      f"{pl['fallback_threshold'] if fb else '-'} | "
                      f"{f4(x['dev_chosen_per_label'])} | {x['written']} |")
     if crows:

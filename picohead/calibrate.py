@@ -336,9 +336,13 @@ def calibrate_labels_under_shift(
                 candidates.append(({"penalty": pen, "shrink": m, "fallback_threshold": float(f)},
                                    value, est))
 
-    setting, value, est = max(candidates, key=lambda c: (*shift_choice_key(c[2], max_wrong),
-                                                         c[2]["right"], c[0]["penalty"],
-                                                         -c[0]["shrink"]))
+    def rank(c: tuple[dict[str, float], np.ndarray, dict[str, float]]) -> tuple[Any, ...]:
+        return (*shift_choice_key(c[2], max_wrong), c[2]["right"], c[0]["penalty"],
+                -c[0]["shrink"])
+
+    setting, value, est = max(candidates, key=rank)
+    # what the rule took before pooling (shrink 0), for the report
+    unpooled = max((c for c in candidates if c[0]["shrink"] == 0.0), key=rank, default=None)
     chosen = fit(everyone, value, setting["shrink"])
     final = replace_head(spec, dataclasses.replace(
         base, label_thresholds={**base.label_thresholds,
@@ -347,7 +351,7 @@ def calibrate_labels_under_shift(
     report = {**setting, "threshold": base.threshold, "label_thresholds": len(chosen),
               "estimate": "cross-fitted by producer" if folds else "fitted rows",
               "estimated": est, **shift_outcomes(final, head, probs, truth, same, family),
-              }
+              "unpooled": unpooled and {**unpooled[0], "estimated": unpooled[2]}}
     return final, {"chosen": report,
                    "grid": [{**c[0], "estimated": c[2]} for c in candidates]}
 

@@ -167,6 +167,10 @@ def test_per_label_thresholds_shrink_a_label_with_few_rows_toward_the_head(monke
         per, rep = cal.calibrate_labels_under_shift(spec, "mime", probs, truth, str.__eq__,
                                                     lambda t: None, max_wrong=None)
         assert rep["chosen"]["shrink"] == shrink
+        # the best setting without pooling is reported beside the choice (none in this grid)
+        unpooled = rep["chosen"]["unpooled"]
+        assert (unpooled["estimated"] == rep["chosen"]["estimated"]) if shrink == 0.0 \
+            else unpooled is None
         h = per.head("mime")
         assert h.threshold_for("image/png") > 0.63  # its own 40 rows silence it either way
         return h.threshold_for("image/tiff")
