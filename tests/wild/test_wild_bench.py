@@ -144,7 +144,7 @@ def test_wild_calibration_chooses_on_dev_and_writes_every_head(tmp_path: Path) -
     assert rep["reported_on"] == "dev" and "test" not in rep["tasks"]["risk"]
     mime = rep["tasks"]["mime"]["tiers"]["small"]
     assert mime["dev_per_label"]["penalty"] > 0 and "dev_chosen_per_label" in mime
-    assert "per label (penalty, labels, f)" in out.with_suffix(".md").read_text()
+    assert "per label (penalty, pooling, labels, f)" in out.with_suffix(".md").read_text()
     assert mime["written"] in ("per_label", "one_threshold")
     assert set(mime["corpus_val"]) == {"shipped", "one_threshold", "per_label"}
     assert sum(mime["corpus_val"]["shipped"].values()) == pytest.approx(100, abs=0.1)
