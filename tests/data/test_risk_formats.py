@@ -61,6 +61,10 @@ def test_token_lengths_and_prefixes_match_the_formats() -> None:
     b"spring.datasource.password=hunter2x", b"Server=db;User Id=sa;Password=hunter2x;",
     b"INSERT INTO t VALUES ('smtp_pass', 'hunter2x');", b"senha: hunter2x", b"passwort = hunter2x",
     "\u043f\u0430\u0440\u043e\u043b\u044c: hunter2x".encode(), b"pgpassword=hunter2x",
+    b"- **Postgres password**: `hunter2x`", b"**Password:** hunter2x", b"* Password: `hunter2x`",
+    b"| Password | `hunter2x` |", b"| MYSQL_ROOT_PASSWORD | hunter2x |", b"| `db_password` | `hunter2x` |",
+    b'#define SMTP_PASSWORD "hunter2x"', b"sshpass -p 'hunter2x' ssh deploy@10.0.0.7",
+    b"mysql -h db -u root --password='hunter2x'",
 ])
 def test_password_syntaxes_are_detected(text: bytes) -> None:
     assert "password" in risk.detect(text), text
@@ -75,6 +79,9 @@ def test_password_syntaxes_are_detected(text: bytes) -> None:
     b"PASS: test_parse_123", b"bypass=abc123def", b"password_file: /run/secrets/db", b"pwd: /var/lib2",
     b"postgres://${DB_USER}:${DB_PASSWORD}@db/app", b"mysql://user:password@localhost/db",
     b"password: String", b"compass: n42e17",
+    b"- **Password**: `changeme`", b"| Password | `<your password>` |", b"**Password:** required",
+    b"| password | string | yes |", b"| `password` | `String` | The user's password |", b"| pass | fail |",
+    b"#define PASSWORD_LEN 64", b'#define PASSWORD_PROMPT "Enter password: "',
 ])
 def test_password_negatives_are_not_flagged(text: bytes) -> None:
     assert "password" not in risk.detect(text), text
@@ -135,6 +142,14 @@ def test_password_syntax_covers_its_forms() -> None:
         value = passwords.value(rng)
         line = passwords.syntax(name, value, rng)
         assert "password" in risk.detect(line.encode()), line
+
+
+def test_connection_urls_vary_and_are_detected() -> None:
+    rng = random.Random(9)
+    urls = [passwords.url(rng, passwords.value(rng)) for _ in range(500)]
+    hosts = {u.rsplit("@", 1)[1].split("/")[0].rsplit(":", 1)[0] for u in urls}
+    assert len(hosts) > 200  # not a handful of host names the model could learn instead
+    assert all(risk.detect(u.encode()) == ["password"] for u in urls), urls[:3]
 
 
 def test_corpus_check_script(tmp_path: Path) -> None:

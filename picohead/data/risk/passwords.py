@@ -6,8 +6,11 @@ A password is flagged when a password-like *field name* (``password``, ``passwd`
 person could log in with, in any of the syntaxes config files and code use (``name: v``,
 ``name = "v"``, ``"name": "v"``, ``<name>v</name>``, ``name="v"`` attributes, .NET
 ``key="Password" value="v"``, ``--name=v`` / ``--name v`` flags, ``mysql -pv``, ``Password=v;`` in
-connection strings, a CSV column headed by such a name), or is the password part of a URL
-``scheme://user:pass@host``. Not flagged (``secret_like`` and ``placeholder``): placeholders
+connection strings, a CSV column headed by such a name, Markdown bullets and table rows
+(``- **DB password**: `v` ``, ``| Password | `v` |``), a C macro ``#define DB_PASSWORD "v"``,
+``sshpass -p v``), or is the password part of a URL ``scheme://user:pass@host``. The generator
+writes the same forms, and URLs to hosts composed at random (service, role, index, zone, IPv4,
+IPv6), so no fixed host list stands in for the password. Not flagged (``secret_like`` and ``placeholder``): placeholders
 (``changeme``, ``<password>``, ``${DB_PASSWORD}``, ``%(pw)s``, ``{{ .Values.pw }}``, ``***``,
 ``xxx``), environment and code references, plain words and names, paths, and *hashes* (md5 /
 sha1 / sha256 hex, bcrypt, argon2, crypt ``$6$``, ``{SSHA}``): the corpus's convention since its
@@ -43,8 +46,14 @@ _VALUE = rb"(?P<v>[^\s\"'<>;`]{1,200})"
 _FORMS = (
     # name: value / name = "value" / "name": "value" / name => 'value' / name := value / [name] = value
     # (a type may sit between: ``password: &str =``, ``password: string =``, ``password string =``)
-    rb"(?P<n>" + NAME + rb")[\"'\]]?(?:[ \t]*:[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w<>\[\]]*|[ \t]+[A-Za-z_]\w*)?"
-    rb"[ \t]*(?::=|=>|==?|:)[ \t]*(?:[rbuf]?[\"']|\"\"\"|')?" + _VALUE,
+    # (Markdown: ``- **DB password**: `value` ``, the name emphasised and the value in backticks)
+    rb"(?P<n>" + NAME + rb")(?:[\"'\]]|\*{1,2})?(?:[ \t]*:[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w<>\[\]]*|[ \t]+[A-Za-z_]\w*)?"
+    rb"[ \t]*(?::=|=>|==?|:)[ \t]*(?:(?:\*{1,2}|_{1,2})[ \t]*)?(?:[rbuf]?[\"']|\"\"\"|'|`)?" + _VALUE,
+    # a Markdown table row ``| DB password | `value` |``
+    rb"\|[ \t]*(?:\*\*)?`?(?:[\w.\-]{1,20}[ \t]){0,2}" + _PREFIX + NAME + rb"`?(?:\*\*)?[ \t]*\|[ \t]*`?" + _VALUE
+    + rb"`?[ \t]*\|",
+    # a C/C++ macro or shell-less constant ``#define DB_PASSWORD "value"``
+    rb"#[ \t]*define[ \t]+" + _PREFIX + NAME + rb"[ \t]+[LuU8]*\"" + _VALUE,
     # ("password", "value") pairs: SQL VALUES, tuples, map literals, put("password", "value")
     rb"[\"']" + _PREFIX + NAME + rb"[\"'][ \t]*,[ \t]*[rbuf]?[\"']" + _VALUE,
     rb"<(?P<tag>" + _PREFIX + NAME + rb")(?:\s[^>]*)?>" + _VALUE + rb"</",  # <password>value</password>
@@ -214,13 +223,50 @@ def value(rng: random.Random) -> str:
     return rng.choice(_WORDLIST) + rng.choice(["@", "#", "_", "."]) + str(rng.randrange(2000, 2031))
 
 
+_SERVICE = ("db", "pg", "postgres", "mysql", "maria", "mongo", "redis", "cache", "rabbit", "mq",
+            "broker", "kafka", "queue", "sql", "ldap", "smtp", "mail", "ftp", "files", "es", "search",
+            "api", "auth", "backend", "data", "warehouse", "analytics", "store", "vault")
+_ROLE = ("", "", "primary", "replica", "master", "main", "ro", "rw", "prod", "staging", "dev", "int")
+_ZONE = ("internal", "local", "lan", "svc", "cluster.local", "corp", "intra", "priv", "cloud", "io",
+         "net", "com", "de", "co.uk", "org")
+_USERS = ("admin", "app", "postgres", "root", "svc_backend", "deploy", "", "sa", "guest", "web",
+          "worker", "etl", "reader", "writer", "service", "api", "ops", "mongo", "rabbit", "mailer")
+_URL_TAILS = ("", "/", "/app", "/prod", "/main", "/0", "/1", "/vhost", "/%2F", "/db?sslmode=require",
+              "/admin?authSource=admin", "/?retryWrites=true&w=majority", "/orders", "/inbox",
+              "/crm?charset=utf8mb4", "/?ssl=true", "/jobs")
+
+
+def host(rng: random.Random) -> str:
+    """A database/broker host as configs name it: a service name with a role, index, region or
+    domain, a private or public IPv4 address, an IPv6 literal, or a bare name."""
+    k = rng.randrange(6)
+    if k == 0:
+        return rng.choice(["10", "172", "192"]) + "." + ".".join(str(rng.randrange(256)) for _ in range(3))
+    if k == 1:
+        return f"[fd{rng.randrange(16, 256):02x}::{rng.randrange(1, 999)}]"
+    parts = [rng.choice(_SERVICE)]
+    if rng.random() < 0.5:
+        parts[0] += rng.choice(["", "-", "_"]) + (rng.choice(_ROLE) or str(rng.randrange(1, 10)))
+    if rng.random() < 0.4:
+        parts[0] += rng.choice(["-", ""]) + f"{rng.randrange(0, 20):0{rng.choice([1, 2])}d}"
+    if k == 2:
+        return parts[0]
+    if rng.random() < 0.5:
+        parts.append(rng.choice(_ROLE[2:] + ("eu-west-1", "us-east-2", "shard0", "rds", "svc", "ops")))
+    if k == 3:
+        parts.append(rand(rng, rng.randrange(4, 10), string.ascii_lowercase))
+    parts.append(rng.choice(_ZONE))
+    return ".".join(p for p in parts if p)
+
+
 def url(rng: random.Random, pw: str) -> str:
-    user = rng.choice(["admin", "app", "postgres", "root", "svc_backend", "deploy", "", rng.choice(FIRST)])
-    host = rng.choice(["db.internal", "10.0.3.17", "prod-mysql.cluster.local", "redis-master",
-                       "pg.acme-corp.io", "mq.svc", "[fd00::12]"])
-    pw = re.sub(r"[@/:#?]", "", pw) or "s3cr3t-pw"
-    return (f"{rng.choice(SCHEMES)}://{user}:{pw}@{host}:{rng.randrange(1000, 9999)}/"
-            f"{rng.choice(['app', 'prod', 'main', '0', 'vhost'])}")
+    """``scheme://user:pw@host[:port][/path][?query]`` with ``pw`` kept free of URL delimiters."""
+    user = rng.choice(_USERS + (rng.choice(FIRST), rand(rng, rng.randrange(3, 9), string.ascii_lowercase)))
+    pw = re.sub(r"[@/:#?\s]", "", pw) or "s3cr3t-pw"
+    if rng.random() < 0.1:  # a percent-encoded symbol, as URL-safe configs write them
+        pw += rng.choice(["%40", "%21", "%23", "%24"]) + str(rng.randrange(10, 99))
+    port = f":{rng.randrange(1000, 65535)}" if rng.random() < 0.7 else ""
+    return f"{rng.choice(SCHEMES)}://{user}:{pw}@{host(rng)}{port}{rng.choice(_URL_TAILS)}"
 
 
 def password(rng: random.Random) -> tuple[str, str]:
@@ -258,9 +304,28 @@ def syntax(name: str, value: str, rng: random.Random) -> str:
         f"{low}: {value}",  # YAML plain
         f"{name}={value}",  # .properties
     ]
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):  # non-ASCII names: key: value forms only
-        forms = forms[15:]
-    return rng.choice(forms)
+    words = name.replace("_", " ").replace(".", " ").replace("-", " ")
+    if "mot" in name.lower():  # ``mot de passe`` is no field name, ``mot_de_passe`` is
+        words = name
+    capital = name.isascii() and rng.random() < 0.6  # the detector folds case in ASCII only
+    prose = words[:1].upper() + words[1:].lower() if capital else words
+    user = rng.choice(_USERS[:6] + (rng.choice(FIRST),)) or "admin"
+    forms += [  # documentation (Markdown) and commands, for names in any language
+        f"- **{prose}**: `{value}`",  # Markdown bullet
+        f"* {prose}: `{value}`",
+        f"| {rng.choice([prose, name, '`' + name + '`'])} | `{value}` |",  # Markdown table row
+        f"| User | `{user}` |\n| {prose} | `{value}` |",
+        f"**{prose}:** {value}",
+    ]
+    ascii_forms = [  # ASCII names only: code constants and command lines
+        f'#define {name.upper().replace(".", "_")} "{value}"',  # C/C++ macro
+        f"sshpass -p '{value}' ssh {user}@10.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(1, 255)}",
+        f"mysql -h {host(rng)} -u {user} --password='{value}'",
+        f"```\nmysql -u {user} -p{value} app\n```",
+    ]
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):  # non-ASCII names: key: value and prose forms only
+        return rng.choice(forms[15:])
+    return rng.choice(forms + ascii_forms)
 
 
 def hashed(rng: random.Random) -> str:
