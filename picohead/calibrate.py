@@ -275,7 +275,12 @@ def calibrate_labels_under_shift(
     threshold), ``shrink`` chosen from ``SHRINK_GRID`` with the penalty: a label fitted on a few
     dozen rows of a few producers overfits them (content-v11 pro code on wild-dev: 88.6 % right
     in sample, 80.3 % cross-fitted), and pooling pulls its threshold toward the head's.
-    ``SHRINK_GRID`` holds 0, so the unpooled fit stays a candidate."""
+    ``SHRINK_GRID`` holds 0, so the unpooled fit stays a candidate.
+
+    A label that no held-out row is truly of keeps its threshold too: its rows can only show its
+    wrong answers, never a right one, so a fit would always silence it (content-v11 pro on
+    wild-dev, which holds no file whose type is text/plain: the threshold of text/plain went to
+    1.0, and ``print(1)`` was answered ``unknown``)."""
     base = spec.head(head)
     hi = spec.head_names.index(head)
     grid = np.concatenate(([0.0], GRID, [0.97, 0.99, 1.0]))
@@ -299,12 +304,15 @@ def calibrate_labels_under_shift(
         folds = []
     everyone = np.arange(len(truth))
 
+    truths = set(truth)
+    held = np.array([any(same(lab, t) for t in truths) for lab in base.labels])  # truly of it
+
     def fit(rows: np.ndarray, value: np.ndarray, shrink: float) -> dict[int, int]:
         chosen = {}
         pooled = shrink * value[rows].mean(axis=0) if len(rows) else 0.0
         for j in np.unique(top[rows]):
             mine = rows[top[rows] == j]
-            if len(mine) < PER_LABEL_MIN_ROWS:
+            if len(mine) < PER_LABEL_MIN_ROWS or not held[j]:
                 continue
             v = value[mine].sum(axis=0) + pooled
             best = np.flatnonzero(v >= v.max() - 1e-9)
@@ -349,6 +357,7 @@ def calibrate_labels_under_shift(
                                 **{base.labels[j]: float(grid[k]) for j, k in sorted(chosen.items())}},
         fallbacks=dict(fallbacks or {}), fallback_threshold=setting["fallback_threshold"]))
     report = {**setting, "threshold": base.threshold, "label_thresholds": len(chosen),
+              "unheld_labels": int((~held).sum()),
               "estimate": "cross-fitted by producer" if folds else "fitted rows",
               "estimated": est, **shift_outcomes(final, head, probs, truth, same, family),
               "unpooled": unpooled and {**unpooled[0], "estimated": unpooled[2]}}

@@ -179,6 +179,35 @@ def test_per_label_thresholds_shrink_a_label_with_few_rows_toward_the_head(monke
     assert tiff_threshold(1000.0) == 0.65
 
 
+def test_per_label_thresholds_leave_a_label_no_held_out_row_is_truly_of():
+    """A label whose rows can only be wrong (the held-out set holds no file of its type, as wild
+    MIME holds no text/plain file) keeps its threshold instead of being silenced; once a row of
+    its type is there, it is fitted like any other."""
+    import numpy as np
+
+    from picohead.calibrate import calibrate_labels_under_shift
+    from picohead_runtime.spec import ModelSpec
+
+    spec = ModelSpec.from_dict({
+        "name": "t", "family": "steady", "tiers": ["tiny"], "window": {"head": 8, "tail": 8},
+        "arch": {"buckets": {"tiny": 16}, "dims": {"tiny": 4}, "ngrams": [1]},
+        "heads": [{"name": "mime", "kind": "softmax", "threshold": 0.6,
+                   "labels": ["text/plain", "image/png", "image/gif"]}]})
+    gif = [[0.0, 0.05, 0.95]] * 40  # right
+    plain = [[0.9, 0.1, 0.0]] * 20  # top-1 text/plain on PNGs: wrong
+    probs = [np.array(gif + plain, dtype=np.float32)]
+    truth = ["image/gif"] * 40 + ["image/png"] * 20
+    per, rep = calibrate_labels_under_shift(spec, "mime", probs, truth, str.__eq__, lambda t: None,
+                                            max_wrong=None)
+    assert per.head("mime").threshold_for("text/plain") == 0.6  # kept, not silenced
+    assert rep["chosen"]["unheld_labels"] == 1  # text/plain (PNG and GIF are held)
+    truth[-1] = "text/plain"  # one plain-text file among them: now it is judged, and silenced
+    per, rep = calibrate_labels_under_shift(spec, "mime", probs, truth, str.__eq__, lambda t: None,
+                                            max_wrong=None)
+    assert per.head("mime").threshold_for("text/plain") > 0.9
+    assert rep["chosen"]["unheld_labels"] == 0
+
+
 def test_a_flag_stays_quiet_on_rows_that_must_carry_none():
     """calibrate_head(quiet=...): a flag whose best-F1 threshold fires on a short input without
     a secret takes a threshold over it (the grid reaches 0.99 for this), and a flag that fires
