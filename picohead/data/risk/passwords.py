@@ -50,8 +50,9 @@ _FORMS = (
     rb"(?P<n>" + NAME + rb")(?:[\"'\]]|\*{1,2})?(?:[ \t]*:[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w<>\[\]]*|[ \t]+[A-Za-z_]\w*)?"
     rb"[ \t]*(?::=|=>|==?|:)[ \t]*(?:(?:\*{1,2}|_{1,2})[ \t]*)?(?:[rbuf]?[\"']|\"\"\"|'|`)?" + _VALUE,
     # a Markdown table row ``| DB password | `value` |``
-    rb"\|[ \t]*(?:\*\*)?`?(?:[\w.\-]{1,20}[ \t]){0,2}" + _PREFIX + NAME + rb"`?(?:\*\*)?[ \t]*\|[ \t]*`?" + _VALUE
-    + rb"`?[ \t]*\|",
+    # (a row starts its line, and a cell holds no ``|``: ``(pass|port|...)`` is a regex)
+    rb"(?m:^)[ \t]*\|[ \t]*(?:\*\*)?`?(?:[\w.\-]{1,20}[ \t]){0,2}" + _PREFIX + NAME
+    + rb"`?(?:\*\*)?[ \t]*\|[ \t]*`?(?P<v>[^\s\"'<>;`|]{1,200})`?[ \t]*\|",
     # a C/C++ macro or shell-less constant ``#define DB_PASSWORD "value"``
     rb"#[ \t]*define[ \t]+" + _PREFIX + NAME + rb"[ \t]+[LuU8]*\"" + _VALUE,
     # ("password", "value") pairs: SQL VALUES, tuples, map literals, put("password", "value")
