@@ -369,6 +369,19 @@ def main() -> int:
                      + f" {pl['penalty']}, {pl['shrink']}, {pl['label_thresholds']}, "
                      f"{pl['fallback_threshold'] if fb else '-'} | "
                      f"{f4(x['dev_chosen_per_label'])} | {x['written']} |")
+    L += ["", f"Accuracy against coverage on wild-{args.report}: the head's one threshold (with MIME's "
+          "generic fallbacks) swept over the thresholds below, as right % / answered % (answered: "
+          "right, right generic or wrong; the rest is unknown). The shipped point is the "
+          "`shipped` column above.", "",
+          "| task | tier | " + " | ".join(f"t={t}" for t in CURVE) + " |",
+          "|---|---|" + "---|" * len(CURVE)]
+    for task, d in out["tasks"].items():
+        if task == "risk":
+            continue
+        for tier, x in d["tiers"].items():
+            L.append(f"| {task} | {tier} | " + " | ".join(
+                f"{c['right']} / {round(100 - c['unanswered'], 2)}"
+                for c in (x["curve"][str(t)] for t in CURVE)) + " |")
     if crows:
         L += ["", f"The same settings on the corpus's validation split ({args.corpus_rows} rows a "
               "task at most; in-corpus content, not used to choose): right / right generic / "

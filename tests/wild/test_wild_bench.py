@@ -145,6 +145,12 @@ def test_wild_calibration_chooses_on_dev_and_writes_every_head(tmp_path: Path) -
     mime = rep["tasks"]["mime"]["tiers"]["small"]
     assert mime["dev_per_label"]["penalty"] > 0 and "dev_chosen_per_label" in mime
     assert "per label (penalty, pooling, labels, f)" in out.with_suffix(".md").read_text()
+    md = out.with_suffix(".md").read_text()  # accuracy against coverage, one row per task and tier
+    sweep = md.split("Accuracy against coverage on wild-dev", 1)[1].split("\n\n")[1]
+    assert sum(ln.startswith("| mime | small | ") and ln.count(" / ") == 8
+               for ln in sweep.splitlines()) == 1  # one cell per threshold of the sweep
+    c = mime["curve"]
+    assert c["0.0"]["unanswered"] <= c["0.99"]["unanswered"]  # a higher threshold answers less
     assert mime["written"] in ("per_label", "one_threshold")
     assert set(mime["corpus_val"]) == {"shipped", "one_threshold", "per_label"}
     assert sum(mime["corpus_val"]["shipped"].values()) == pytest.approx(100, abs=0.1)
