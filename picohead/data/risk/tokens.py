@@ -176,6 +176,27 @@ FORMATS: tuple[TokenFormat, ...] = (
        _L + rb"sq0atp-(?P<body>[A-Za-z0-9_-]{22})" + _R),
     _f("square_secret", "SQUARE_APPLICATION_SECRET", lambda r: "sq0csp-" + rand(r, 43, B64URL),
        _L + rb"sq0csp-(?P<body>[A-Za-z0-9_-]{43})" + _R),
+    # Further documented formats (provider docs and secret-scanning partner patterns), 2026-12
+    _f("heroku", "HEROKU_API_KEY", lambda r: "HRKU-AA" + rand(r, 58, B64URL),
+       _L + rb"HRKU-AA(?P<body>[A-Za-z0-9_-]{58})" + _R),
+    _f("databricks", "DATABRICKS_TOKEN", lambda r: "dapi" + rand(r, 32, HEX) + r.choice(["", "-2", "-3"]),
+       _L + rb"dapi(?P<body>[a-f0-9]{32})(?:-\d)?" + _R),
+    _f("postman", "POSTMAN_API_KEY", lambda r: f"PMAK-{rand(r, 24, HEX)}-{rand(r, 34, HEX)}",
+       _L + rb"PMAK-(?P<body>[a-f0-9]{24}-[a-f0-9]{34})" + _R),
+    _f("linear", "LINEAR_API_KEY", lambda r: "lin_api_" + rand(r, 40),
+       _L + rb"lin_api_(?P<body>[A-Za-z0-9]{40})" + _R),
+    _f("grafana_service_account", "GRAFANA_TOKEN", lambda r: f"glsa_{rand(r, 32)}_{rand(r, 8, HEX)}",
+       _L + rb"glsa_(?P<body>[A-Za-z0-9]{32}_[a-f0-9]{8})" + _R),
+    _f("gitlab_deploy", "GITLAB_DEPLOY_TOKEN", lambda r: "gldt-" + rand(r, 20, B64URL),
+       _L + rb"gldt-(?P<body>[A-Za-z0-9_-]{20,})" + _R),
+    _f("sentry_user", "SENTRY_AUTH_TOKEN", lambda r: "sntryu_" + rand(r, 64, HEX),
+       _L + rb"sntryu_(?P<body>[a-f0-9]{64})" + _R),
+    _f("doppler", "DOPPLER_TOKEN", lambda r: r.choice(["dp.pt.", "dp.st.", "dp.sa."]) + rand(r, 43),
+       _L + rb"dp\.(?:pt|st|sa|ct)\.(?P<body>[A-Za-z0-9]{40,44})" + _R),
+    _f("new_relic_user", "NEW_RELIC_API_KEY", lambda r: "NRAK-" + rand(r, 27, string.ascii_uppercase + string.digits),
+       _L + rb"NRAK-(?P<body>[A-Z0-9]{27})" + _R),
+    _f("pulumi", "PULUMI_ACCESS_TOKEN", lambda r: "pul-" + rand(r, 40, HEX),
+       _L + rb"pul-(?P<body>[a-f0-9]{40})" + _R),
 )
 BY_NAME = {f.name: f for f in FORMATS}
 # Published example values (AWS documentation's access key and secret): not flagged.
