@@ -127,6 +127,30 @@ def test_tiny_inputs() -> None:
     assert 50 < pos < 200 and all(risk.detect(d) == f for d, f in samples)
 
 
+@pytest.mark.parametrize("text", [
+    b'"supportPhone": "07441 740118"', b'export const emergencyContact = "05 23 59 69 77";',
+    b'emergency_contact: "(11) 97902-9920"', b"On-call: 0121 949 2161 (24/7)", b"hotline = 0800 123 4567",
+    b"Telefonnummer: 030 1234567",
+])
+def test_national_numbers_under_phone_names_are_phones(text: bytes) -> None:
+    assert risk.detect(text) == ["phone"], text
+
+
+@pytest.mark.parametrize("text", [
+    b"contact: 2024-05-17", b"contact_id = 12345678", b"contact: 1234567", b"isTelemetry = 12345678",
+    b"contactEmail: a@b.de", b"version: 1.2.3.4567", b"cellCount = 1234567",
+])
+def test_phone_words_without_a_phone_number_are_not_phones(text: bytes) -> None:
+    assert "phone" not in risk.detect(text), text
+
+
+def test_the_phone_maker_writes_national_numbers_under_many_names() -> None:
+    rng = random.Random(11)
+    drawn = [risk.MAKERS["phone"](rng) for _ in range(2000)]
+    assert len({name for name, _ in drawn}) >= 20
+    assert sum(not number.startswith(("+", "(")) and number[0] == "0" for _, number in drawn) > 300
+
+
 def test_phone_refresh_and_relabel() -> None:
     rng = random.Random(6)
     line = b'support_phone = "+14155552671"'

@@ -4,7 +4,8 @@ The detector (``find``) reads three shapes: an international number written with
 country code (``+14155552671``, ``+44 20 7946 0958``, ``+49 (30) 1234567``: 8 to 15 digits, the
 E.164 range), a North American number with its area code (``(415) 555-2671``, ``415-555-2671``:
 area code and exchange start with 2-9), and any 7-15-digit number after a phone word
-(``tel:``, ``Phone``, ``mobile``, ``fax``, ``Telefon``...). Not phones: dates
+(``tel:``, ``Phone``, ``mobile``, ``fax``, ``Telefon``, ``hotline``, ``contact``, ``on-call``...,
+also as a camelCase hump: ``supportPhone``, ``emergencyContact``). Not phones: dates
 (``2024-05-17``), ISBNs, order ids and timestamps without ``+``, a phone word or the NANP shape,
 version strings, IP addresses. National numbers without ``+`` or a phone word
 (``0151 1234567`` under another name) are not found: their flags come from the generator.
@@ -21,8 +22,10 @@ _INTL = re.compile(
 _NANP = re.compile(
     rb"(?<![\w+.\-/])(?:\([2-9]\d{2}\)[ .\-]?|[2-9]\d{2}[.\-])[2-9]\d{2}[.\-]\d{4}(?![\w.\-/]?\d)")
 _WORDED = re.compile(
-    rb"(?<![A-Za-z])(?i:tel|phone|telephone|mobile|cell|fax|whatsapp|telefon|telefono|t\xc3\xa9l\xc3\xa9phone|"
-    rb"handy|mobil|sms)(?:[ _-]?(?i:number|no|nr|num|nummer|#))?(?![A-Za-z])[\"'\]]?[ \t]*(?:[:=.]|=>|:=)?[ \t]*"
+    # the word starts a name or a camelCase hump (``supportPhone``, ``emergencyContact``)
+    rb"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z]))"
+    rb"(?i:tel|phone|telephone|mobile|cell|fax|whatsapp|telefon|telefono|t\xc3\xa9l\xc3\xa9phone|"
+    rb"handy|mobil|sms|hotline|helpline|contact|on[_-]?call)(?:[ _-]?(?i:number|no|nr|num|nummer|#))?(?![A-Za-z])[\"'\]]?[ \t]*(?:[:=.]|=>|:=)?[ \t]*"
     rb"(?:tel:)?[\"']?(?P<num>\+?\(?\d[\d ()./\-]{5,20}\d)(?![\w.\-]?\d)")
 _DATE = re.compile(rb"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4}")
 
@@ -55,8 +58,22 @@ def phone(rng: random.Random) -> tuple[str, str]:
             f"+91 {r(70000, 99999)} {r(10000, 99999)}", f"+81 {r(3, 90)}-{r(1000, 9999)}-{r(1000, 9999)}",
             f"+55 11 9{r(1000, 9999)}-{r(1000, 9999)}", f"+61 {r(2, 8)} {r(1000, 9999)} {r(1000, 9999)}",
             f"+7 {r(900, 999)} {r(100, 999)}-{r(10, 99)}-{r(10, 99)}", f"+34 {r(600, 699)} {r(100, 999)} {r(100, 999)}",
-            f"+{rng.choice([31, 39, 46, 48, 86, 90, 234, 254, 972])}{r(10**8, 10**10)}"]
-    return rng.choice(["PHONE", "phone", "tel", "support_phone", "mobile"]), rng.choice(fmts)
+            f"+{rng.choice([31, 39, 46, 48, 86, 90, 234, 254, 972])}{r(10**8, 10**10)}",
+            # national numbers, as people write them at home (no country code)
+            f"07{r(100, 999)} {r(100000, 999999)}", f"0{r(113, 199)} {r(100, 999)} {r(1000, 9999)}",
+            f"0{r(1, 9)} {r(10, 99)} {r(10, 99)} {r(10, 99)} {r(10, 99)}",
+            f"({r(11, 99)}) 9{r(1000, 9999)}-{r(1000, 9999)}", f"0{rng.choice([70, 80, 90])}-{r(1000, 9999)}-{r(1000, 9999)}",
+            f"0{r(30, 89)} {r(100, 999)} {r(1000, 9999)}", f"04{r(10, 99)} {r(100, 999)} {r(100, 999)}",
+            f"3{r(10, 99)} {r(100, 999)} {r(1000, 9999)}", f"06-{r(10000000, 99999999)}",
+            f"6{r(10, 99)} {r(10, 99)} {r(10, 99)} {r(10, 99)}"]
+    return rng.choice(NAMES), rng.choice(fmts)
+
+
+# Names a phone number is stored under (any case style; the detector reads the phone words).
+NAMES = ("PHONE", "phone", "tel", "support_phone", "mobile", "supportPhone", "contactPhone",
+         "phoneNumber", "phone_number", "mobile_number", "MOBILE", "emergency_contact",
+         "emergencyContact", "hotline", "helpline", "on_call", "cell", "fax", "whatsapp", "TEL",
+         "contact_phone", "sms_number", "telefon", "Telefonnummer")
 
 
 # Phone-shaped digit groups; a refresh of a window flagged ``phone`` redraws these.
