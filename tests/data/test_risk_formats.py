@@ -130,7 +130,8 @@ def test_tiny_inputs() -> None:
 @pytest.mark.parametrize("text", [
     b'"supportPhone": "07441 740118"', b'export const emergencyContact = "05 23 59 69 77";',
     b'emergency_contact: "(11) 97902-9920"', b"On-call: 0121 949 2161 (24/7)", b"hotline = 0800 123 4567",
-    b"Telefonnummer: 030 1234567",
+    b"Telefonnummer: 030 1234567", b"| Contact phone | `090-7312-4455` |",
+    b"- **Contact phone**: `07441 740118`", b"**Phone:** 0121 949 2161",
 ])
 def test_national_numbers_under_phone_names_are_phones(text: bytes) -> None:
     assert risk.detect(text) == ["phone"], text
@@ -139,6 +140,7 @@ def test_national_numbers_under_phone_names_are_phones(text: bytes) -> None:
 @pytest.mark.parametrize("text", [
     b"contact: 2024-05-17", b"contact_id = 12345678", b"contact: 1234567", b"isTelemetry = 12345678",
     b"contactEmail: a@b.de", b"version: 1.2.3.4567", b"cellCount = 1234567",
+    b"| phone | 3 | 4 |", b"| cell | 12345678 |", b"phone | grep 123-4567",
 ])
 def test_phone_words_without_a_phone_number_are_not_phones(text: bytes) -> None:
     assert "phone" not in risk.detect(text), text

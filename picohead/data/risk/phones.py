@@ -25,8 +25,8 @@ _WORDED = re.compile(
     # the word starts a name or a camelCase hump (``supportPhone``, ``emergencyContact``)
     rb"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z]))"
     rb"(?i:tel|phone|telephone|mobile|cell|fax|whatsapp|telefon|telefono|t\xc3\xa9l\xc3\xa9phone|"
-    rb"handy|mobil|sms|hotline|helpline|contact|on[_-]?call)(?:[ _-]?(?i:number|no|nr|num|nummer|#))?(?![A-Za-z])[\"'\]]?[ \t]*(?:[:=.]|=>|:=)?[ \t]*"
-    rb"(?:tel:)?[\"']?(?P<num>\+?\(?\d[\d ()./\-]{5,20}\d)(?![\w.\-]?\d)")
+    rb"handy|mobil|sms|hotline|helpline|contact|on[_-]?call)(?:[ _-]?(?i:number|no|nr|num|nummer|#))?(?![A-Za-z])(?:\*{1,2})?[\"'\]]?[ \t]*(?:[:=.|]|=>|:=)?[ \t]*"
+    rb"(?:\*{1,2}[ \t]*)?(?:tel:)?[\"'`]?(?P<num>\+?\(?\d[\d ()./\-]{5,20}\d)(?![\w.\-]?\d)")
 _DATE = re.compile(rb"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4}")
 
 
