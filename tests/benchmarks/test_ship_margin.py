@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -44,3 +45,22 @@ def test_identical_runs_tie_and_a_better_one_wins_in_every_resample() -> None:
     win = ship_margin.margin(a, b, projects, n=200)
     assert win["difference"] == 18.75 and win["mean_a"] == 62.5
     assert 0 < win["p5"] <= win["difference"] <= win["p95"] and win["b_higher_share"] == 1.0
+
+
+def test_the_risk_term_is_the_wild_reports_macro_f1() -> None:
+    """The bootstrap's vectorised macro F1 agrees with picohead.wild.metrics.risk_scores (what
+    wild.py score reports and ship_rule.py ranks on) on the same rows."""
+    from picohead.wild import metrics
+
+    rng = np.random.default_rng(3)
+    truth = rng.random((300, 6)) < 0.15
+    flags = truth ^ (rng.random((300, 6)) < 0.08)  # some misses and false alarms
+    flags[:, 3] = False  # a flag that never fires (disabled) counts as F1 0
+    rows = [{"truth": [f for f, t in zip(ship_margin.FLAGS, tr) if t],
+             "flags": [f for f, x in zip(ship_margin.FLAGS, fl) if x], "kind": "positive"}
+            for tr, fl in zip(truth, flags)]
+    want = metrics.risk_scores(rows, ship_margin.FLAGS)["macro_f1"]
+    o = {t: np.zeros(300) for t in ship_margin.SOFTMAX_TASKS}
+    o.update(risk_truth=truth, risk_flags=flags)
+    w = {t: np.ones((1, 300)) for t in (*ship_margin.SOFTMAX_TASKS, "risk")}
+    assert ship_margin.mean_figure(o, w)[0] == pytest.approx(100 * want / 4, abs=0.05)
