@@ -80,3 +80,35 @@ def test_split_scores_reads_the_exported_files(toy, tmp_path):
     heads = [row[h] for h in ("kind", "lang", "risk")]
     assert row["mean"] == pytest.approx(sum(heads) / 3, abs=0.01)
     assert 0 <= row["f1_email"] <= 1 and all(0 <= v <= 100 for v in heads)
+
+
+def test_misses_on_a_wild_half_count_by_template(toy, tmp_path):
+    """--suite: the wild suite's risk records of one half, with positives and misses per template
+    family. At threshold 0 every record is flagged: no miss, every unlabelled record an alarm;
+    at 1.0 none is: every positive missed."""
+    model, _ = toy
+    suite = tmp_path / "suite"
+    (suite / "blobs").mkdir(parents=True)
+    rows = [("a", b"admin_email: ana@mail.de\n", ["email"], "email_field/yaml", "dev"),
+            ("b", b"Maintainer: Jan <jan@web.de>\n", ["email"], "email_line/md", "dev"),
+            ("c", b"contact: ops@corp.example\n", [], "lookalike_example_email/yaml", "dev"),
+            ("d", b"admin_email: ana@mail.de\n", ["email"], "email_field/yaml", "test")]
+    with (suite / "manifest.jsonl").open("w") as f:
+        for rid, data, label, template, split in rows:
+            (suite / "blobs" / rid).write_bytes(data)
+            f.write(json.dumps({"id": rid, "path": f"blobs/{rid}", "task": "risk", "label": label,
+                                "kind": "positive" if label else "lookalike", "producer": "git:o/r",
+                                "split": split, "prov": {"template": template}}) + "\n")
+    for threshold, missed, alarms in ((0.0, 0, 1), (1.0, 2, 0)):
+        def set_threshold(doc, t=threshold):
+            doc["spec"]["heads"][2]["threshold"] = t
+            doc["spec"]["heads"][2]["label_thresholds"] = {}
+
+        m = toy_models.rewrite_meta(model, tmp_path / f"t{threshold}.onnx", set_threshold)
+        doc = risk_misses.wild_misses(m, suite, "dev", "email")
+        assert doc["positives"] == 2 and len(doc["missed"]) == missed
+        assert len(doc["false_alarms"]) == alarms
+        assert {g: d["missed"] for g, d in doc["by_template"].items()} == \
+            {"email_field": missed // 2, "email_line": missed // 2}
+    with pytest.raises(ValueError):
+        risk_misses.wild_misses(model, suite, "dev", "no_such_flag")
