@@ -98,6 +98,7 @@ def wild_misses(model: Path, suite: Path, split: str, flag: str) -> dict[str, An
     """``flag``'s misses and false alarms on one half of the wild suite's risk records, with
     positives and misses per template family."""
     from wild_calibration import windows as wild_windows
+    from wild_risk_detector import template_family
 
     from picohead.wild.suite import load_suite
 
@@ -107,7 +108,7 @@ def wild_misses(model: Path, suite: Path, split: str, flag: str) -> dict[str, An
         raise ValueError(f"{suite} has no {split} risk records")
     wins, lengths = wild_windows(suite, recs, loaded.meta.spec.window)
     truth = np.array([flag in r["label"] for r in recs])
-    families = [str(r.get("prov", {}).get("template", "?")).split("/")[0] for r in recs]
+    families = [template_family(r) for r in recs]
     doc = _report(loaded, flag, split, wins, lengths, truth,
                   [f"{r['producer']} {f}" for r, f in zip(recs, families)], families)
     return {"model": str(model), "suite": str(suite), **doc}

@@ -32,11 +32,11 @@ sys.path.insert(0, str(HERE.parent))
 from wild import softmax_rows  # noqa: E402
 
 from picohead.wild.score import predict  # noqa: E402
+from picohead.wild.sources.risk import FLAGS  # noqa: E402  (the suite's flags, in its order)
 from picohead.wild.suite import load_suite  # noqa: E402
 from picohead_runtime import Classifier  # noqa: E402
 
 SOFTMAX_TASKS = ("mime", "code_lang", "text_lang")
-FLAGS = ("api_key", "jwt", "private_key", "password", "email", "phone")
 
 
 def outcomes(model: str, tier: str, suite: Path, recs: dict[str, list[dict[str, Any]]]
@@ -79,14 +79,12 @@ def margin(a: dict[str, np.ndarray], b: dict[str, np.ndarray],
     for task, ps in projects.items():
         col = np.array([index[p] for p in ps], dtype=np.intp)
         w_full[task], w_boot[task] = full[:, col], draws[:, col].astype(np.float64)
-    d_full = float((mean_figure(b, w_full) - mean_figure(a, w_full))[0])
+    mean_a, mean_b = float(mean_figure(a, w_full)[0]), float(mean_figure(b, w_full)[0])
     d = mean_figure(b, w_boot) - mean_figure(a, w_boot)
-    return {"difference": round(d_full, 2),
+    return {"difference": round(mean_b - mean_a, 2),
             "p5": round(float(np.percentile(d, 5)), 2), "p95": round(float(np.percentile(d, 95)), 2),
             "b_higher_share": round(float((d > 0).mean()), 3), "resamples": n,
-            "projects": len(names),
-            "mean_a": round(float(mean_figure(a, w_full)[0]), 2),
-            "mean_b": round(float(mean_figure(b, w_full)[0]), 2)}
+            "projects": len(names), "mean_a": round(mean_a, 2), "mean_b": round(mean_b, 2)}
 
 
 def main(argv: list[str] | None = None) -> int:

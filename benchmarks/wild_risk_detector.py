@@ -27,9 +27,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from picohead.data.risk import detect  # noqa: E402
+from picohead.wild.sources.risk import FLAGS  # noqa: E402  (the suite's flags)
 from picohead.wild.suite import blob, load_suite  # noqa: E402
 
-FLAGS = ("api_key", "jwt", "private_key", "password", "email", "phone")
+
+def template_family(rec: dict[str, Any]) -> str:
+    """The family of the template a risk record was planted with (``password_url/yaml`` ->
+    ``password_url``)."""
+    return str(rec.get("prov", {}).get("template", "?")).split("/")[0]
 
 
 def check(suite: Path, split: str) -> dict[str, Any]:
@@ -48,7 +53,7 @@ def check(suite: Path, split: str) -> dict[str, Any]:
             fp[f] += f in found and f not in truth
             if f in truth and f not in found:
                 fn[f] += 1
-                missed[f][str(r.get("prov", {}).get("template", "?")).split("/")[0]] += 1
+                missed[f][template_family(r)] += 1
         if not truth:
             negatives[str(r.get("kind"))] += 1
             flagged[str(r.get("kind"))] += bool(found & set(FLAGS))
