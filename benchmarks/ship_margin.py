@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 from wild import softmax_rows  # noqa: E402
 
 from picohead.wild.score import predict  # noqa: E402
-from picohead.wild.sources.risk import FLAGS  # noqa: E402  (the suite's flags, in its order)
+from picohead.wild.suite import RISK_FLAGS as FLAGS  # noqa: E402  (the suite's flags, in its order)
 from picohead.wild.suite import load_suite  # noqa: E402
 from picohead_runtime import Classifier  # noqa: E402
 

@@ -46,7 +46,14 @@ from picohead.data.producers import (  # noqa: E402
 )
 from picohead.wild import metrics  # noqa: E402
 from picohead.wild.report import report_md  # noqa: E402
-from picohead.wild.suite import TASKS, finalise, load_suite, read_splits, write_manifest  # noqa: E402
+from picohead.wild.suite import (  # noqa: E402
+    RISK_FLAGS,
+    TASKS,
+    finalise,
+    load_suite,
+    read_splits,
+    write_manifest,
+)
 
 log = logging.getLogger("wild")
 TIERS = ("tiny", "small", "base", "pro")
@@ -257,7 +264,7 @@ def task_report(task: str, recs: list[dict[str, Any]], tiers: dict[str, dict[str
                 anchors: dict[str, list[Any]], langs: list[str]) -> dict[str, Any]:
     rep: dict[str, Any] = {"n": len(recs), "picohead": {}, "anchors": {}, "both": {}}
     if task == "risk":
-        flags = ["api_key", "jwt", "private_key", "password", "email", "phone"]
+        flags = list(RISK_FLAGS)
         for tier, t in tiers.items():
             rows = [{"truth": r["label"], "flags": t["answers"][key(r)]["flags"],
                      "kind": r["kind"]} for r in recs]

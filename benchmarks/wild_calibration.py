@@ -82,14 +82,12 @@ from picohead.data.labels import generic_mime, generic_of_bytes  # noqa: E402
 from picohead.pipeline import SIZE_BUDGET  # noqa: E402
 from picohead.wild.metrics import risk_scores  # noqa: E402
 from picohead.wild.score import TASK_HEAD  # noqa: E402
-from picohead.wild.suite import blob, load_suite  # noqa: E402
+from picohead.wild.suite import RISK_FLAGS, TASKS, blob, load_suite  # noqa: E402
 from picohead_runtime import scoring  # noqa: E402
 from picohead_runtime.decode import Decoder  # noqa: E402
 from picohead_runtime.model import resolve_model_path  # noqa: E402
 from picohead_runtime.windows import batch_windows, extract_window  # noqa: E402
 
-TASKS = ("mime", "code_lang", "text_lang", "risk")
-RISK_FLAGS = ("api_key", "jwt", "private_key", "password", "email", "phone")
 CURVE = (0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95, 0.99)
 
 

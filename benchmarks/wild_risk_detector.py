@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from picohead.data.risk import detect  # noqa: E402
-from picohead.wild.sources.risk import FLAGS  # noqa: E402  (the suite's flags)
+from picohead.wild.suite import RISK_FLAGS as FLAGS  # noqa: E402  (the suite's flags)
 from picohead.wild.suite import blob, load_suite  # noqa: E402
 
 

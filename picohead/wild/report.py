@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-FLAGS = ["api_key", "jwt", "private_key", "password", "email", "phone"]
+from picohead.wild.suite import RISK_FLAGS
+
 CARD_BEGIN = "<!-- wild:begin (benchmarks/wild.py card) -->"
 CARD_END = "<!-- wild:end -->"
 
@@ -31,7 +32,7 @@ def report_md(out: dict[str, Any]) -> str:
         L += [f"## {task} ({rep['n']} samples)", ""]
         if task == "risk":
             L += ["| tool | " + " | ".join(f"F1 {f}" for f in
-                  ["api_key", "jwt", "private_key", "password", "email", "phone"])
+                  RISK_FLAGS)
                   + " | weakest | look-alikes flagged | clean flagged | tiny flagged |",
                   "|---" * 11 + "|"]
             for name, d in [*((f"picohead {t}", v) for t, v in rep["picohead"].items()),
@@ -40,7 +41,7 @@ def report_md(out: dict[str, Any]) -> str:
                 neg = d["negatives_flagged"]
                 L.append(f"| {name} | " + " | ".join(
                     _f2(pf[f]["f1"]) if f in pf else "—" for f in
-                    ["api_key", "jwt", "private_key", "password", "email", "phone"])
+                    RISK_FLAGS)
                     + f" | {_f2(d['weakest_f1'])} | {_f(neg.get('lookalike', {}).get('share'))} % "
                     f"| {_f(neg.get('clean', {}).get('share'))} % "
                     f"| {_f(neg.get('tiny', {}).get('share'))} % |")

@@ -32,6 +32,7 @@ from picohead.data.producers import project_of
 from picohead.data.store import BlobStore
 
 TASKS = ("mime", "code_lang", "text_lang", "risk")
+RISK_FLAGS = ("api_key", "jwt", "private_key", "password", "email", "phone")  # a risk label's flags, in report order
 SPLITS = ("dev", "test")
 
 

@@ -81,7 +81,7 @@ from picohead.wild.sources.risk.tokens import (
     make_jwt,
 )
 from picohead.wild.sources.risk.values import PHONE_FORMATS, email, password, person, rs
-from picohead.wild.suite import StageWriter
+from picohead.wild.suite import RISK_FLAGS, StageWriter
 
 __all__ = [
     "API_TEMPLATES", "FLAGS", "HEAD_LIMIT", "KEY_SPECS", "LOOKALIKE", "MAX_HOST", "MIN_HOST",
@@ -95,7 +95,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 RECIPE = Path(__file__).resolve().parents[3] / "recipes" / "wild" / "risk.json"
-FLAGS = ("api_key", "jwt", "private_key", "password", "email", "phone")
+FLAGS = RISK_FLAGS  # the suite's own list (picohead.wild.suite)
 
 
 def load_recipe(path: Path = RECIPE) -> dict[str, Any]:
