@@ -11,8 +11,11 @@ and the share of resamples in which B ranks higher.
 
     python benchmarks/ship_margin.py --suite W --tier small A_FOLDER B_FOLDER [--n 1000] [--out F]
 
-What it does not do: choose (the ship rule does; whether a margin should enter it is to be settled
-on dev), score the test half, or score anchors. Robustness gates are ``ship_rule.py``'s.
+``ship_rule.py --margin TIER=OUT`` reads the output (rule 4, since 2026-12-06): a challenger that
+leads the shipped folder (A) wins a tier only if the 5th percentile is above 0.
+
+What it does not do: choose (the ship rule does), score the test half, or score anchors.
+Robustness gates are ``ship_rule.py``'s.
 """
 
 from __future__ import annotations

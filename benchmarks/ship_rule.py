@@ -13,6 +13,14 @@ The rule (content-v9's and content-v10's choices, `benchmarks/results/content_v9
 3. Among the candidates left, the higher mean of four dev figures wins: MIME, code-language and
    text-language accuracy (every record counts; an ``unknown`` or a generic answer is wrong) and
    100 x the risk head's macro F1. A tie keeps the earlier candidate (list the shipped one first).
+4. A margin (settled on 2026-12-06, before content-v13rc1's dev figures were read): where a
+   challenger leads the shipped candidate (the first listed) and the shipped one is still in, the
+   challenger wins only if the 5th percentile of the project bootstrap of the difference
+   (``benchmarks/ship_margin.py``, shipped folder as A, the challenger as B, this tier) is above
+   0; otherwise the shipped one stays. content-v12's small won by 0.47 points on dev with a 5th
+   percentile of -0.62 and lost on every figure on test. ``--margin TIER=JSON`` gives that file
+   per tier; a tier where a challenger leads and no margin is given is an error, unless
+   ``--no-margin`` (to reproduce the choices made before the rule: content-v9 to content-v12).
 
 Each candidate is ``NAME=DEV_JSON:TINY_JSON:MODEL_DIR``: the output of ``wild.py score --split dev``
 for that model folder, a ``tiny_inputs.py`` output that holds the folder (under the same path as
@@ -23,7 +31,7 @@ What it does not do: score anything (it reads the scores), look at the test half
 candidate wins beyond the figures it ranks on.
 
     python benchmarks/ship_rule.py "shipped=dev_shipped.json:tiny.json:runtime/picohead_runtime/models/content-v10" \
-        "rc1=dev_rc1.json:tiny.json:cal" --out benchmarks/results/content_v11/ship_rule.json
+        "rc1=dev_rc1.json:tiny.json:cal" --margin small=margin_small.json --out ship_rule.json
 """
 
 from __future__ import annotations
@@ -91,8 +99,29 @@ def row(name: str, dev: dict[str, Any], tiny: dict[str, Any], model: Path, tier:
                gates)
 
 
-def choose(rows: list[Row]) -> tuple[str | None, list[str]]:
-    """The winner's name and, in order, why the others went out."""
+class MarginError(ValueError):
+    """A challenger leads the shipped candidate and no fitting ship_margin result was given."""
+
+
+def margin_holds(margin: dict[str, Any] | None, tier: str, shipped: Path, leader: Path) -> bool:
+    """Whether ship_margin's result for (shipped, leader) on ``tier`` puts the lead above noise."""
+    if margin is None:
+        raise MarginError(f"{tier}: a challenger ({leader}) leads the shipped candidate ({shipped}); "
+                          f"give benchmarks/ship_margin.py's result with --margin {tier}=JSON "
+                          "(or --no-margin to reproduce a choice made before the rule)")
+    pair = (Path(str(margin.get("a"))).resolve(), Path(str(margin.get("b"))).resolve())
+    if margin.get("tier") != tier or pair != (shipped.resolve(), leader.resolve()):
+        raise MarginError(f"{tier}: the margin given is for tier {margin.get('tier')}, "
+                          f"A={margin.get('a')}, B={margin.get('b')}; the rule needs tier {tier}, "
+                          f"A={shipped} (shipped), B={leader}")
+    return float(margin["p5"]) > 0
+
+
+def choose(rows: list[Row], margin: dict[str, Any] | None = None, folders: list[Path] | None = None,
+           tier: str = "", use_margin: bool = False) -> tuple[str | None, list[str]]:
+    """The winner's name and, in order, why the others went out. With ``use_margin``, a
+    challenger that leads the shipped candidate (``rows[0]``, from ``folders[0]``) must clear the
+    margin (rule 4); ``MarginError`` when no fitting margin is given."""
     left = [r for r in rows if not r.over_budget]
     why = [f"{r.candidate}: over the size budget ({r.size:,} B)" for r in rows if r.over_budget]
     for g in GATES:
@@ -104,6 +133,22 @@ def choose(rows: list[Row]) -> tuple[str | None, list[str]]:
     if not left:
         return None, why
     best = max(left, key=lambda r: (r.mean, -left.index(r)))
+    shipped = rows[0]
+    if use_margin and folders and best is not shipped and shipped in left:
+        lead = folders[rows.index(best)]
+        if not margin_holds(margin, tier, folders[0], lead):
+            assert margin is not None
+            why.append(f"{best.candidate}: dev mean higher ({best.mean} > {shipped.mean}) but not "
+                       f"above the noise (project bootstrap 5th percentile {margin['p5']} <= 0)")
+            why += [f"{r.candidate}: lower dev mean than {best.candidate} ({r.mean} < {best.mean})"
+                    for r in left if r is not shipped and r is not best]
+            return shipped.candidate, why
+        assert margin is not None
+        why.append(f"{shipped.candidate}: lower dev mean ({shipped.mean} < {best.mean}), the lead "
+                   f"above the noise (project bootstrap 5th percentile {margin['p5']} > 0)")
+        why += [f"{r.candidate}: lower dev mean ({r.mean} < {best.mean})" for r in left
+                if r is not best and r is not shipped]
+        return best.candidate, why
     why += [f"{r.candidate}: lower dev mean ({r.mean} < {best.mean})" for r in left if r is not best]
     return best.candidate, why
 
@@ -128,7 +173,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("candidates", nargs="+", help="NAME=DEV_JSON:TINY_JSON:MODEL_DIR")
     ap.add_argument("--tiers", default=",".join(TIERS))
     ap.add_argument("--out", default=None, help="write the tables and choices as JSON")
+    ap.add_argument("--margin", action="append", default=[], metavar="TIER=JSON",
+                    help="benchmarks/ship_margin.py's result for a tier (shipped as A, the "
+                         "challenger as B); needed where a challenger leads (rule 4)")
+    ap.add_argument("--no-margin", action="store_true",
+                    help="rank by the dev mean alone, as the choices before rule 4 did")
     a = ap.parse_args(argv)
+    margins: dict[str, dict[str, Any]] = {}
+    for spec in a.margin:
+        tier, _, path = spec.partition("=")
+        if tier not in TIERS or not path:
+            ap.error(f"not TIER=JSON with a tier of {', '.join(TIERS)}: {spec}")
+        try:
+            margins[tier] = json.loads(Path(path).read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            print(f"ship_rule: margin {spec}: {e}", file=sys.stderr)
+            return 2
     cands = []
     for spec in a.candidates:
         name, _, rest = spec.partition("=")
@@ -153,10 +213,16 @@ def main(argv: list[str] | None = None) -> int:
         rows = [row(n, d, t, m, tier) for n, d, t, m in have]
         if not rows:
             continue
-        winner, why = choose(rows)
+        try:
+            winner, why = choose(rows, margins.get(tier), [m for *_, m in have], tier,
+                                 use_margin=not a.no_margin)
+        except MarginError as e:
+            print(f"ship_rule: {e}", file=sys.stderr)
+            return 2
         print("\n".join(table(tier, rows, winner) + ["", f"choice: {winner}"]
                         + [f"- {w}" for w in why] + [""]))
-        result[tier] = {"choice": winner, "why": why, "rows": [asdict(r) for r in rows]}
+        result[tier] = {"choice": winner, "why": why, "rows": [asdict(r) for r in rows],
+                        "margin": None if a.no_margin else margins.get(tier)}
     if a.out:
         Path(a.out).write_text(json.dumps(result, indent=1) + "\n")
     return 0

@@ -1,4 +1,5 @@
-"""benchmarks/ship_rule.py reproduces content-v10's recorded choice from its committed dev files."""
+"""benchmarks/ship_rule.py reproduces content-v10's recorded choice from its committed dev files,
+and applies the margin (rule 4) where a challenger leads."""
 from __future__ import annotations
 
 import json
@@ -30,7 +31,7 @@ def _candidates(tmp_path: Path, pro_size: int = 1000) -> list[str]:
 
 def test_reproduces_content_v10_choice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "choice.json"
-    assert ship_rule.main([*_candidates(tmp_path), "--out", str(out)]) == 0
+    assert ship_rule.main([*_candidates(tmp_path), "--no-margin", "--out", str(out)]) == 0
     got = json.loads(out.read_text())
     # ship.md: small goes to content-v10rc1 (both miss the 0-3-byte target, it ranks higher);
     # base and pro stay content-v9's (content-v10rc1 flags more tiny inputs)
@@ -61,3 +62,48 @@ def test_a_tier_the_tiny_input_results_lack_is_named_not_a_traceback(
                            "--tiers", "tiny"]) == 2
     assert "no tiny tier" in capsys.readouterr().err
     assert ship_rule.main([f"{name}={tmp_path / 'none.json'}:{tiny_path}:{folder}"]) == 2
+
+
+def _margin(tmp_path: Path, specs: list[str], p5: float, tier: str = "small") -> str:
+    folders = [spec.rsplit(":", 1)[1] for spec in specs]
+    path = tmp_path / f"margin_{tier}_{p5}.json"
+    path.write_text(json.dumps({"a": folders[0], "b": folders[1], "tier": tier, "p5": p5,
+                                "difference": 1.0}))
+    return f"{tier}={path}"
+
+
+def test_a_lead_inside_the_noise_keeps_the_shipped_candidate(tmp_path: Path) -> None:
+    specs, out = _candidates(tmp_path), tmp_path / "choice.json"
+    assert ship_rule.main([*specs, "--tiers", "small", "--margin", _margin(tmp_path, specs, -0.6),
+                           "--out", str(out)]) == 0
+    got = json.loads(out.read_text())["small"]
+    assert got["choice"] == "v9" and any("not above the noise" in w for w in got["why"])
+    assert got["margin"]["p5"] == -0.6
+
+
+def test_a_lead_above_the_noise_ships_the_challenger(tmp_path: Path) -> None:
+    specs, out = _candidates(tmp_path), tmp_path / "choice.json"
+    assert ship_rule.main([*specs, "--tiers", "small", "--margin", _margin(tmp_path, specs, 0.3),
+                           "--out", str(out)]) == 0
+    got = json.loads(out.read_text())["small"]
+    assert got["choice"] == "v10rc1" and any("above the noise" in w for w in got["why"])
+
+
+def test_a_lead_without_a_margin_is_an_error_not_a_choice(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    specs = _candidates(tmp_path)
+    assert ship_rule.main([*specs, "--tiers", "small"]) == 2
+    assert "--margin small=JSON" in capsys.readouterr().err
+    # a margin for another pair or tier does not count
+    assert ship_rule.main([*specs, "--tiers", "small",
+                           "--margin", _margin(tmp_path, specs[::-1], 0.3)]) == 2
+    assert ship_rule.main([*specs, "--tiers", "small",
+                           "--margin", "small=" + _margin(tmp_path, specs, 0.3, "base")[5:]]) == 2
+    assert "the rule needs tier small" in capsys.readouterr().err
+
+
+def test_no_margin_is_needed_where_the_shipped_candidate_leads(tmp_path: Path) -> None:
+    out = tmp_path / "choice.json"
+    assert ship_rule.main([*_candidates(tmp_path), "--tiers", "base,pro", "--out", str(out)]) == 0
+    assert {t: c["choice"] for t, c in json.loads(out.read_text()).items()} == {
+        "base": "v9", "pro": "v9"}
