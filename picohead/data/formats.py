@@ -420,6 +420,16 @@ VIDEO = [("mp4", "video/mp4", ["-c:v", "libx264", "-pix_fmt", "yuv420p"]),
          ("mkv", "video/x-matroska", ["-c:v", "libx264"]), ("mov", "video/quicktime", ["-c:v", "mpeg4"]),
          ("avi", "video/x-msvideo", ["-c:v", "mpeg4"]), ("flv", "video/x-flv", ["-c:v", "flv"]),
          ("mpg", "video/mpeg", ["-c:v", "mpeg2video"])]
+# video/mpeg is also a bare elementary stream (a sequence header, 00 00 01 B3, first), as mpeg2enc
+# and `ffmpeg -f mpeg1video` write it, not only a program stream (a pack header, 00 00 01 BA):
+# content-v12's pro read 0 of wild-dev's 10 elementary streams as video/mpeg (9 as WBMP)
+MPEG_VARIANTS = [("mpg", ["-c:v", "mpeg2video"]), ("mpg", ["-c:v", "mpeg1video"]),
+                 ("m1v", ["-c:v", "mpeg1video", "-an", "-f", "mpeg1video"]),
+                 ("m2v", ["-c:v", "mpeg2video", "-an", "-f", "mpeg2video"])]
+# MP4's major brand and atom order vary with the writer (ffmpeg's default is isom with moov last;
+# cameras, encoders and tag tools write mp42 or mp41, often moov first): content-v12's pro read
+# 8 of wild-dev's 11 mp42/isom files as 3GPP, QuickTime or ASF
+MP4_BRANDS = ("isom", "mp42", "mp41", "iso5", "avc1")  # each `file --mime-type` video/mp4
 
 
 def _ffmpeg_job(args: tuple[list[str], str]) -> bytes | None:
@@ -455,6 +465,14 @@ def gen_av(rng: random.Random, pool: Pool, n: int, jobs: int) -> Iterator[Sample
                 cmd += ["-metadata", f"title={pool.text(rng, 3, 40)}"]
             tasks.append(((cmd + [out], out), mime))
         for ext, mime, codec in VIDEO:
+            sound_only = False
+            if ext == "mpg":
+                ext, codec = rng.choice(MPEG_VARIANTS)
+            elif ext == "mp4":
+                sound_only = rng.random() < .25  # still video/mp4 by its brand, as `file` says
+                codec = [*(["-vn", "-c:a", "aac"] if sound_only else codec),
+                         "-brand", rng.choice(MP4_BRANDS),
+                         *(["-movflags", "+faststart"] if rng.random() < .5 else [])]
             dur = round(rng.uniform(0.2, 0.8), 2)
             w, h = rng.choice([(64, 48), (96, 64), (160, 120), (128, 128), (176, 144), (320, 240)])
             src = rng.choice(["testsrc", "testsrc2", "smptebars", "mandelbrot", "rgbtestsrc", "cellauto"])
@@ -462,10 +480,10 @@ def gen_av(rng: random.Random, pool: Pool, n: int, jobs: int) -> Iterator[Sample
             out = f"{td}/{i}_{ext}.{ext}"
             cmd = ["ffmpeg", "-nostdin", "-loglevel", "error", "-threads", "1", "-y", "-f", "lavfi", "-i", vs,
                    "-t", str(dur)]
-            if rng.random() < .5 and ext != "flv":
+            if (sound_only or rng.random() < .5) and ext not in ("flv", "m1v", "m2v"):
                 cmd += ["-f", "lavfi", "-i", f"sine=frequency={rng.randrange(100, 2000)}:duration={dur}", "-shortest"]
             cmd += codec
-            if ext == "mpg":
+            if ext in ("mpg", "m1v", "m2v"):
                 cmd += ["-r", "25"]
             if ext == "webm":
                 cmd += ["-c:a", "libvorbis"]

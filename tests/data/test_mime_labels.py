@@ -265,3 +265,19 @@ def test_generic_of_bytes_places_types_the_tables_do_not_know():
     assert generic_of_bytes("caf\u00e9 na\u00efve".encode()[:-1]) == "text/plain"  # cut character
     assert generic_of_bytes(b"\x00\x00\x00\x18ftypheic") == "application/octet-stream"  # NUL
     assert generic_of_bytes(b"Rar!\x1a\x07\x01\xff\xfe header") == "application/octet-stream"  # not UTF-8
+
+
+def test_av_generator_writes_mpeg_elementary_streams_and_varied_mp4_brands() -> None:
+    import shutil
+
+    if not shutil.which("ffmpeg"):
+        pytest.skip("no ffmpeg here")
+    got = list(formats.gen_av(random.Random(5), POOL, 12, 2))
+    mpeg = [d for d, m, _ in got if m == "video/mpeg"]
+    starts = {d[:4] for d in mpeg}
+    # a program stream (pack header) and a bare elementary stream (sequence header) both occur
+    assert starts == {b"\0\0\1\xba", b"\0\0\1\xb3"}
+    mp4 = [d for d, m, _ in got if m == "video/mp4"]
+    brands = {d[8:12].decode() for d in mp4}
+    assert all(d[4:8] == b"ftyp" for d in mp4) and brands <= set(formats.MP4_BRANDS)
+    assert len(brands) >= 3
