@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from picohead.data import macho
+
 log = logging.getLogger(__name__)
 logging.getLogger("fontTools").setLevel(logging.ERROR)
 
@@ -1077,7 +1079,9 @@ def gen_legacy(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
         yield _radiance(rng), "image/vnd.radiance", {}
         yield _au(rng), "audio/basic", {}
         yield _voc(rng), "audio/x-voc", {}
-        yield _macho(rng, pool), "application/x-mach-binary", {}
+        words = _words(rng, pool, 40)
+        yield (macho.fat(rng, words) if rng.random() < .2 else macho.image(rng, words)), \
+            "application/x-mach-binary", {}
 
 
 # -- formats the wild suite holds that the MIME head had no label for ---------------------------
@@ -1491,36 +1495,6 @@ def _voc(rng: random.Random) -> bytes:
         out += bytes([1]) + len(blk).to_bytes(3, "little") + blk
     out.append(0)
     return bytes(out)
-
-
-def _macho(rng: random.Random, pool: Pool) -> bytes:
-    """A 64-bit Mach-O object (x86_64 or arm64): header, one LC_SEGMENT_64 with __text and
-    __cstring sections, LC_SYMTAB, a string table of real words."""
-    cpu = rng.choice([(0x01000007, 3), (0x0100000C, 0)])
-    text = bytes(rng.getrandbits(8) for _ in range(rng.randrange(16, 2000)))
-    cstr = b"\0".join(w.encode() for w in _words(rng, pool, rng.randrange(1, 30))) + b"\0"
-    ftype = rng.choice([1, 2, 6])  # object, executable, dylib
-    syms = [f"_{w.lower()}".encode() for w in _words(rng, pool, rng.randrange(1, 10))]
-    strtab = b"\0" + b"".join(s + b"\0" for s in syms)
-    seg_sz, sym_sz = 72 + 2 * 80, 24
-    hdr_sz = 32 + seg_sz + sym_sz
-    off_text = hdr_sz
-    off_cstr = off_text + len(text)
-    off_sym = off_cstr + len(cstr)
-    off_str = off_sym + 16 * len(syms)
-    seg = struct.pack("<II16sQQQQiiII", 0x19, seg_sz, b"", 0, len(text) + len(cstr), off_text,
-                      len(text) + len(cstr), 7, 7, 2, 0)
-    seg += struct.pack("<16s16sQQIIIIIIII", b"__text", b"__TEXT", 0, len(text), off_text, 4, 0, 0,
-                       0x80000400, 0, 0, 0)
-    seg += struct.pack("<16s16sQQIIIIIIII", b"__cstring", b"__TEXT", len(text), len(cstr), off_cstr, 0,
-                       0, 0, 2, 0, 0, 0)
-    symtab = struct.pack("<IIIIII", 0x2, sym_sz, off_sym, len(syms), off_str, len(strtab))
-    hdr = struct.pack("<IiiIIII I", 0xFEEDFACF, cpu[0], cpu[1], ftype, 2, seg_sz + sym_sz, 0x2000, 0)
-    nl, idx = bytearray(), 1
-    for s in syms:
-        nl += struct.pack("<IBBHQ", idx, 0x0F, 1, 0, rng.randrange(len(text)))
-        idx += len(s) + 1
-    return hdr + seg + symtab + text + cstr + bytes(nl) + strtab
 
 
 GENERATORS: dict[str, Callable[..., Iterator[Sample]]] = {

@@ -111,7 +111,8 @@ def _check(mime: str, data: bytes) -> None:
         "image/vnd.radiance": lambda: data.startswith((b"#?RADIANCE\n", b"#?RGBE\n")),
         "audio/basic": lambda: data[:4] == b".snd",
         "audio/x-voc": lambda: data.startswith(b"Creative Voice File\x1a"),
-        "application/x-mach-binary": lambda: data[:4] == b"\xcf\xfa\xed\xfe",
+        "application/x-mach-binary": lambda: data[:4] in (b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe")
+                                             or data[:4] == b"\xca\xfe\xba\xbe" and data[4:7] == b"\0\0\0",
         "application/x-executable": lambda: data[:4] == b"\x7fELF" and data[16] in (2, 3),
         "application/x-sharedlib": lambda: data[:4] == b"\x7fELF" and data[16] == 3,
         "image/x-xfig": lambda: t.startswith("#FIG 3."),
