@@ -1409,23 +1409,65 @@ def _bencode(x: Any) -> bytes:
     return b"d" + b"".join(_bencode(k) + _bencode(x[k]) for k in sorted(x)) + b"e"
 
 
+_TORRENT_CLIENTS = ("mktorrent 1.1", "qBittorrent v4.5.2", "Transmission/3.00 (bb6b5a062e)",
+                    "Transmission/4.0.5", "libtorrent", "uTorrent/3.5.5", "Deluge 2.1.1",
+                    "Azureus/5.7.6.0", "py3createtorrent v1.1.0", "BitComet/1.98", "Tixati")
+
+
 def _torrent(rng: random.Random, pool: Pool) -> bytes:
-    plen = rng.choice([16384, 32768, 262144, 1 << 20])
-    size = rng.randrange(1000, 1 << 30)
-    npieces = min(200, size // plen + 1)
-    info: dict[str, Any] = {"name": "-".join(_words(rng, pool, 3)).lower(), "piece length": plen,
-                            "pieces": bytes(rng.getrandbits(8) for _ in range(20 * npieces))}
-    if rng.random() < .5:
-        info["length"] = size
-    else:
-        info["files"] = [{"length": rng.randrange(1, 1 << 26), "path": [w.lower() + ".dat"]}
-                         for w in _words(rng, pool, rng.randrange(2, 8))]
-    meta: dict[str, Any] = {"announce": f"http://tracker.example.org:{rng.randrange(1024, 65535)}/announce",
-                            "info": info, "creation date": rng.randrange(10**9, 2 * 10**9)}
-    if rng.random() < .5:
-        meta["comment"] = " ".join(_words(rng, pool, 6))
+    """A metainfo file as clients write them: single- or multi-file (up to a few hundred files in
+    nested folders, so that some heads are all file names), with or without ``announce``
+    (trackerless files start ``d10:created by`` or ``d4:info``), ``announce-list``, web seeds
+    (``url-list``), DHT ``nodes``, ``private`` and ``source`` flags, at random hosts."""
+    words = [w.lower() for w in _words(rng, pool, 30) if w.isascii() and w.isalnum()] or ["data"]
+    plen = rng.choice([16384, 32768, 65536, 262144, 1 << 20, 1 << 22])
+    info: dict[str, Any] = {"name": rng.choice(["-", "_", ".", " "]).join(rng.sample(words, min(len(words), 3)))}
     if rng.random() < .4:
-        meta["created by"] = rng.choice(["mktorrent 1.1", "qBittorrent v4.5", "Transmission/3.00"])
+        total = info["length"] = rng.randrange(1000, 1 << 32)
+    else:
+        n = rng.choice([rng.randrange(2, 9), rng.randrange(9, 60), rng.randrange(60, 400)])
+        exts = rng.sample([".mkv", ".mp3", ".flac", ".pdf", ".iso", ".txt", ".nfo", ".jpg", ".srt",
+                           ".epub", ".zip", ".bin", ".dat", ".cue", ".log"], 4)
+        dirs = [rng.choice(words) for _ in range(rng.randrange(1, 6))]
+        info["files"] = [{"length": rng.randrange(1, 1 << 28),
+                          "path": [*rng.sample(dirs, rng.randrange(0, min(3, len(dirs)) + 1)),
+                                   f"{rng.randrange(1, 99):02d} {rng.choice(words)}{rng.choice(exts)}"]}
+                         for _ in range(n)]
+        total = sum(f["length"] for f in info["files"])
+    info["piece length"] = plen
+    info["pieces"] = bytes(rng.getrandbits(8) for _ in range(20 * min(400, total // plen + 1)))
+    if rng.random() < .2:
+        info["private"] = 1
+    if rng.random() < .15:
+        info["source"] = rng.choice(words).upper()
+
+    def tracker() -> str:
+        scheme = rng.choice(["http", "https", "udp", "udp"])
+        host = f"{rng.choice(['tracker', 'tr', 'open', 'bt', 'announce'])}{rng.choice(['', '1', '2'])}." \
+               f"{rng.choice(words)}.{rng.choice(['org', 'net', 'com', 'io', 'to', 'cc'])}"
+        port = rng.choice(["", f":{rng.randrange(1024, 65535)}", ":6969", ":1337", ":80"])
+        return f"{scheme}://{host}{port}{'' if scheme == 'udp' and rng.random() < .5 else '/announce'}"
+
+    meta: dict[str, Any] = {"info": info}
+    if rng.random() < .75:
+        meta["announce"] = tracker()
+    if rng.random() < .4:
+        meta["announce-list"] = [[tracker()] for _ in range(rng.randrange(1, 8))]
+    if rng.random() < .2:
+        meta["url-list"] = [f"https://{rng.choice(words)}.example.{rng.choice(['org', 'net'])}/"
+                            f"{rng.choice(words)}/" for _ in range(rng.randrange(1, 3))]
+    if rng.random() < .15:
+        meta["nodes"] = [[f"{rng.randrange(1, 224)}.{rng.randrange(256)}.{rng.randrange(256)}."
+                          f"{rng.randrange(1, 255)}", rng.randrange(1024, 65535)]
+                         for _ in range(rng.randrange(1, 5))]
+    if rng.random() < .7:
+        meta["creation date"] = rng.randrange(10**9, 18 * 10**8)
+    if rng.random() < .5:
+        meta["comment"] = " ".join(_words(rng, pool, rng.randrange(2, 12)))
+    if rng.random() < .6:
+        meta["created by"] = rng.choice(_TORRENT_CLIENTS)
+    if rng.random() < .25:
+        meta["encoding"] = "UTF-8"
     return _bencode(meta)
 
 

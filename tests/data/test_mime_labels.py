@@ -103,7 +103,8 @@ def _check(mime: str, data: bytes) -> None:
         "text/x-uuencode": lambda: t.startswith("begin ") and t.endswith("end\n"),
         "application/x-shar": lambda: t.startswith("#!/bin/sh\n# This is a shell archive"),
         "application/zlib": lambda: data[0] == 0x78 and int.from_bytes(data[:2], "big") % 31 == 0,
-        "application/x-bittorrent": lambda: data.startswith(b"d8:announce"),
+        "application/x-bittorrent": lambda: data[:1] == b"d" and b"4:infod" in data,  # libmagic
+        # knows the announce/comment/info starts only; trackerless files start with other keys
         "application/vnd.tcpdump.pcap": lambda: data[:4] in (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4",
                                                               b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d"),
         "image/x-sun-raster": lambda: data[:4] == b"\x59\xa6\x6a\x95",
@@ -282,3 +283,37 @@ def test_av_generator_writes_mpeg_elementary_streams_and_varied_mp4_brands() -> 
     brands = {d[8:12].decode() for d in mp4}
     assert all(d[4:8] == b"ftyp" for d in mp4) and brands <= set(formats.MP4_BRANDS)
     assert len(brands) >= 3
+
+
+def _bdecode(b: bytes, i: int = 0) -> tuple[object, int]:
+    c = b[i:i + 1]
+    if c == b"i":
+        j = b.index(b"e", i)
+        return int(b[i + 1:j]), j + 1
+    if c in (b"l", b"d"):
+        items, i = [], i + 1
+        while b[i:i + 1] != b"e":
+            v, i = _bdecode(b, i)
+            items.append(v)
+        if c == b"l":
+            return items, i + 1
+        keys = items[::2]
+        assert keys == sorted(keys)  # bencoded dictionaries are sorted by key
+        return dict(zip(keys, items[1::2])), i + 1
+    j = b.index(b":", i)
+    n = int(b[i:j])
+    return b[j + 1:j + 1 + n], j + 1 + n
+
+
+def test_torrents_decode_and_vary_like_clients_write_them() -> None:
+    rng, heads, many = random.Random(4), set(), 0
+    for _ in range(80):
+        data = formats._torrent(rng, POOL)
+        meta, end = _bdecode(data)
+        assert end == len(data) and isinstance(meta, dict)
+        info = meta[b"info"]
+        assert len(info[b"pieces"]) % 20 == 0 and (b"length" in info) != (b"files" in info)
+        many += len(info.get(b"files", [])) >= 60
+        heads.add(data[:6])
+    # with and without announce (trackerless files start with another key), some long file lists
+    assert b"d8:ann" in heads and len(heads) >= 4 and many >= 3
