@@ -197,12 +197,20 @@ def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: li
             texts.append(_blob(out, r).decode("utf-8"))
         except (UnicodeDecodeError, OSError):
             pass
+    code = []  # source files, for generated formats that carry code (patches)
+    code_recs = _records_by(out, lambda r: "code_lang" in r["labels"])
+    seeded("pool", "code").shuffle(code_recs)
+    for r in code_recs[:4000]:
+        try:
+            code.append(_blob(out, r).decode("utf-8"))
+        except (UnicodeDecodeError, OSError):
+            pass
     all_files = _pool_files(recipe, cache)
     rng.shuffle(all_files)
     files = all_files[:5000]
     fonts = sorted(p for p in all_files if p.suffix.lower() in (".ttf", ".otf")
                    and "/deb/fonts-" in str(p))
-    pool = formats.Pool(texts, files, fonts)
+    pool = formats.Pool(texts, files, fonts, code)
     overrides = recipe.setting("per_generator", {})
     for g in todo:
         per = int(overrides.get(g, recipe.setting("per_format", 320)))

@@ -317,3 +317,18 @@ def test_torrents_decode_and_vary_like_clients_write_them() -> None:
         heads.add(data[:6])
     # with and without announce (trackerless files start with another key), some long file lists
     assert b"d8:ann" in heads and len(heads) >= 4 and many >= 3
+
+
+def test_diffs_patch_source_files_when_the_pool_has_code() -> None:
+    code = ["#include <stdio.h>\n" + "".join(f"int f{i}(int x) {{\n    return x * {i};\n}}\n"
+                                            for i in range(300))]
+    pool = formats.Pool(["Plain words of prose, one line after another.\n" * 200], [], [], code)
+    got = [d.decode() for d, m, _ in formats.gen_diffs(random.Random(1), pool, 40)]
+    on_code = [t for t in got if "return x *" in t]
+    assert len(on_code) >= 15 and all(_checked("text/x-diff", t.encode()) for t in got)
+    assert any(t.startswith("diff --git") or "\ndiff --git" in t for t in on_code)
+
+
+def _checked(mime: str, data: bytes) -> bool:
+    _check(mime, data)
+    return True
