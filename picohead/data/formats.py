@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from picohead.data import macho
+from picohead.data import apk, macho
 
 log = logging.getLogger(__name__)
 logging.getLogger("fontTools").setLevel(logging.ERROR)
@@ -1178,6 +1178,73 @@ def gen_lz4(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
             block_checksum=rng.random() < .2, store_size=rng.random() < .5), "application/x-lz4", {}
 
 
+def _lzip(rng: random.Random, data: bytes) -> bytes:
+    """One lzip member written from the format's specification: the header (``LZIP``, version 1,
+    the coded dictionary size), a raw LZMA stream (lc 3, lp 0, pb 2, end marker) from liblzma, and
+    the trailer (CRC-32, data size, member size)."""
+    import zlib
+
+    dict_log = rng.randrange(12, 24)
+    body = lzma.compress(data, format=lzma.FORMAT_RAW, filters=[{
+        "id": lzma.FILTER_LZMA1, "dict_size": 1 << dict_log, "lc": 3, "lp": 0, "pb": 2,
+        "preset": rng.randrange(0, 10), "nice_len": rng.choice([16, 36, 64, 273])}])
+    head = b"LZIP\x01" + bytes([dict_log]) + body
+    return head + struct.pack("<IQQ", zlib.crc32(data), len(data), len(head) + 20)
+
+
+def gen_lzip(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """lzip files from encoders the wild suite does not use: clzip and pdlzip (levels -0..-9,
+    dictionary sizes, some split into members), tarlz (tar.lz archives of pool files: solid, per
+    file, per block or per directory) and liblzma through Python (``_lzip``), each a producer
+    (``gen:lzip-<encoder>``); a program that is not installed is left out
+    (picohead.data.requirements names it). The wild suite's lzip files come from lzip and plzip."""
+    have = [p for p in ("clzip", "pdlzip", "tarlz") if shutil.which(p)]
+    td = Path(tempfile.mkdtemp())
+    try:
+        for i in range(n):
+            files = pool.some_files(rng, rng.randrange(1, 6)) if rng.random() < .5 else []
+            data = files[0][1] if files else pool.text(rng, 100, 30000).encode("utf-8", "replace")
+            how = rng.choice(["python", *have])
+            if how == "python":
+                yield _lzip(rng, data), "application/x-lzip", {"source": "gen:lzip-liblzma"}
+                continue
+            out = td / f"{i}.lz"
+            if how == "tarlz":
+                folder = td / f"in{i}"
+                folder.mkdir()
+                names = []
+                for k, (name, content) in enumerate(files or [("notes.txt", data)]):
+                    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name)[:60] or f"f{k}"
+                    sub = folder / (rng.choice(_words(rng, pool, 2)).lower() if rng.random() < .3 else "")
+                    sub.mkdir(exist_ok=True)
+                    (sub / safe).write_bytes(content)
+                    names.append(str((sub / safe).relative_to(folder)))
+                cmd = ["tarlz", rng.choice(["--solid", "--no-solid", "--bsolid", "--dsolid"]),
+                       f"-{rng.randrange(0, 10)}", "-c", "-f", str(out), "-C", str(folder), *names]
+            else:
+                src = td / f"{i}.dat"
+                src.write_bytes(data)
+                cmd = [how, "-k", "-f", f"-{rng.randrange(0, 10)}", "-o", str(out), str(src)]
+                if rng.random() < .3:
+                    cmd[4:4] = ["-s", str(1 << rng.randrange(12, 24))]
+                if how == "clzip" and len(data) > 20000 and rng.random() < .3:
+                    cmd[4:4] = ["-b", str(rng.randrange(100_000, 200_000))]
+            p = subprocess.run(cmd, capture_output=True, timeout=120)
+            if p.returncode == 0 and out.exists():  # each encoder is a producer of its own
+                yield out.read_bytes(), "application/x-lzip", {"source": f"gen:lzip-{how}"}
+    finally:
+        shutil.rmtree(td, ignore_errors=True)
+
+
+def gen_apk(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """Android packages (picohead.data.apk): binary manifest, DEX, resource table, resources,
+    v1 and/or v2/v3 signatures, sometimes pool files as assets. content-v12 had no APK label and
+    read wild-dev's 25 APKs as JAR or ZIP."""
+    for _ in range(n):
+        files = pool.some_files(rng, rng.randrange(1, 4)) if rng.random() < .3 else []
+        yield apk.package(rng, _words(rng, pool, 40), files), "application/vnd.android.package-archive", {}
+
+
 def gen_cab(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
     """Microsoft cabinet files written with cabarchive: 1-6 pool files, MSZIP-compressed or
     stored."""
@@ -1575,4 +1642,5 @@ GENERATORS: dict[str, Callable[..., Iterator[Sample]]] = {
     "pim": gen_pim, "tables": gen_tables, "diffs": gen_diffs, "pillow_more": gen_pillow_more,
     "wasm": gen_wasm, "objects": gen_objects, "legacy": gen_legacy,
     "linked": gen_linked, "web_formats": gen_web_formats, "midi": gen_midi, "lz4": gen_lz4, "cab": gen_cab, "raster_more": gen_raster_more,
+    "lzip": gen_lzip, "apk": gen_apk,
 }

@@ -172,6 +172,8 @@ FORMATS: dict[str, tuple[str, str, str]] = {
     "audio/x-caf": ("audio", "lossless_audio", "binary"),
     "video/3gpp": ("video", "video", "binary"),
     "application/x-lz4": ("archive", "compressed", "binary"),
+    "application/x-lzip": ("archive", "compressed", "binary"),
+    "application/vnd.android.package-archive": ("archive", "package", "binary"),
     "application/vnd.ms-cab-compressed": ("archive", "archive", "binary"),
 }
 

@@ -43,6 +43,9 @@ PROGRAMS: dict[str, str] = {
     "soffice": "libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui",
     "jar": "default-jdk-headless",
     "gcc": "gcc",
+    "clzip": "clzip",
+    "pdlzip": "pdlzip",
+    "tarlz": "tarlz",
 }
 ALLOW_FLAG = "--allow-missing-encoders"
 

@@ -332,3 +332,36 @@ def test_diffs_patch_source_files_when_the_pool_has_code() -> None:
 def _checked(mime: str, data: bytes) -> bool:
     _check(mime, data)
     return True
+
+
+def test_lzip_members_from_every_encoder_test_clean(tmp_path) -> None:
+    import shutil
+    import subprocess
+
+    got = list(formats.gen_lzip(random.Random(2), POOL, 24))
+    assert got and all(d[:5] == b"LZIP\x01" and m == "application/x-lzip" for d, m, _ in got)
+    sources = {e["source"] for _, _, e in got}
+    assert "gen:lzip-liblzma" in sources
+    tester = shutil.which("clzip") or shutil.which("lzip")
+    if tester is None:
+        pytest.skip("no lzip decoder here")
+    assert sources == {"gen:lzip-liblzma", "gen:lzip-clzip", "gen:lzip-pdlzip", "gen:lzip-tarlz"}
+    for k, (data, _, _) in enumerate(got):
+        (tmp_path / f"{k}.lz").write_bytes(data)
+        assert subprocess.run([tester, "-t", str(tmp_path / f"{k}.lz")]).returncode == 0
+
+
+def test_apks_are_zip_archives_with_android_parts() -> None:
+    import zipfile
+
+    for data, mime, _ in formats.gen_apk(random.Random(6), POOL, 12):
+        assert mime == "application/vnd.android.package-archive"
+        z = zipfile.ZipFile(io.BytesIO(data))
+        assert z.testzip() is None
+        names = z.namelist()
+        assert {"AndroidManifest.xml", "classes.dex", "resources.arsc"} <= set(names)
+        assert z.read("AndroidManifest.xml")[:4] == b"\x03\x00\x08\x00"  # a binary XML chunk
+        dex = z.read("classes.dex")
+        assert dex[:4] == b"dex\n" and struct.unpack("<I", dex[32:36])[0] == len(dex)
+        signed_v2 = b"APK Sig Block 42" in data
+        assert signed_v2 or any(n.startswith("META-INF/") and n.endswith(".SF") for n in names)
