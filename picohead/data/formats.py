@@ -423,6 +423,29 @@ def gen_libreoffice(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
 
 
 # -- audio / video ------------------------------------------------------------------------------
+# AIFF (big-endian PCM of several widths) and AIFF-C (float, A-law, mu-law, little-endian sowt,
+# IMA ADPCM): content-v12's pro read 12 of wild-dev's 34 AIFF files as tar or FLAC
+AIFF_CODECS = [[], ["-c:a", "pcm_s8"], ["-c:a", "pcm_s24be"], ["-c:a", "pcm_s32be"],
+               ["-c:a", "pcm_f32be"], ["-c:a", "pcm_alaw"], ["-c:a", "pcm_mulaw"],
+               ["-c:a", "pcm_s16le"], ["-c:a", "adpcm_ima_qt"]]
+
+
+def _cover(rng: random.Random, td: str, i: int) -> str:
+    """A small JPEG or PNG cover picture in ``td`` (Pillow), for embedding in audio tags."""
+    from PIL import Image, ImageDraw
+
+    w = rng.choice([32, 64, 120, 200, 300])
+    img = Image.new("RGB", (w, w), tuple(rng.randrange(256) for _ in range(3)))
+    d = ImageDraw.Draw(img)
+    for _ in range(rng.randrange(1, 8)):
+        x, y = rng.randrange(w), rng.randrange(w)
+        d.ellipse([x, y, x + rng.randrange(4, w), y + rng.randrange(4, w)],
+                  fill=tuple(rng.randrange(256) for _ in range(3)))
+    path = f"{td}/cover{i}.{rng.choice(['jpg', 'jpg', 'png'])}"
+    img.save(path)
+    return path
+
+
 AUDIO = [("mp3", "audio/mpeg", ["-c:a", "libmp3lame"]), ("ogg", "audio/ogg", ["-c:a", "libvorbis"]),
          ("opus", "audio/ogg", ["-c:a", "libopus"]), ("wav", "audio/wav", []),
          ("flac", "audio/flac", []), ("aac", "audio/aac", ["-c:a", "aac"]),
@@ -466,16 +489,36 @@ def gen_av(rng: random.Random, pool: Pool, n: int, jobs: int) -> Iterator[Sample
             dur = round(rng.uniform(0.3, 2.5), 2)
             src = rng.choice([f"sine=frequency={rng.randrange(50, 4000)}:duration={dur}",
                               f"anoisesrc=d={dur}:c={rng.choice(['white', 'pink', 'brown'])}:a={rng.random():.2f}",
-                              f"aevalsrc=sin({rng.randrange(100, 900)}*2*PI*t)*sin({rng.randrange(1, 9)}*t):d={dur}"])
+                              f"aevalsrc=sin({rng.randrange(100, 900)}*2*PI*t)*sin({rng.randrange(1, 9)}*t):d={dur}",
+                              f"aevalsrc=0:d={dur}"])  # silence: a header, then zeros
+            rates = [8000, 16000, 22050, 44100, 48000]
+            if ext == "mp3" and rng.random() < .3:  # MPEG audio layer II is audio/mpeg too
+                ext, codec, rates = "mp2", ["-c:a", "mp2"], [16000, 22050, 32000, 44100, 48000]
+            elif ext == "aiff":  # AIFF and AIFF-C (compressed, little-endian, float)
+                codec = rng.choice(AIFF_CODECS)
             out = f"{td}/{i}_{ext}.{ext}"
-            cmd = ["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", src,
-                   "-ar", str(rng.choice([8000, 16000, 48000] if ext == "opus" else [8000, 16000, 22050, 44100, 48000])),
-                   "-ac", str(rng.choice([1, 2])),
-                   *codec]
+            cmd = ["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", src]
+            cover = ext in ("mp3", "flac") and rng.random() < .2
+            if cover:  # embedded cover art (ID3 APIC, FLAC PICTURE)
+                cmd += ["-i", _cover(rng, td, i)]
+            cmd += ["-ar", str(rng.choice([8000, 16000, 48000] if ext == "opus" else rates)),
+                    "-ac", str(rng.choice([1, 2, 2, 4] if ext in ("wav", "aiff") else [1, 2])), *codec]
+            if cover:
+                cmd += ["-map", "0:a", "-map", "1:v", "-c:v", "copy", "-disposition:v", "attached_pic"]
             if ext in ("mp3", "ogg", "aac", "m4a", "opus"):
                 cmd += ["-b:a", f"{rng.choice([32, 64, 96, 128, 192])}k"]
-            if rng.random() < .3 and ext in ("mp3", "ogg", "flac", "m4a"):
-                cmd += ["-metadata", f"title={pool.text(rng, 3, 40)}"]
+            if ext == "mp3":
+                cmd += ["-id3v2_version", "0" if not cover and rng.random() < .2 else rng.choice("34")]
+                if rng.random() < .3:
+                    cmd += ["-write_id3v1", "1"]
+            if ext == "aiff" and rng.random() < .2:
+                cmd += ["-write_id3v2", "1"]
+            if ext in ("mp3", "mp2", "ogg", "flac", "m4a", "aiff"):  # tags as players write them
+                for key in ("title", "artist", "album", "date", "track", "genre", "comment"):
+                    if rng.random() < .35:
+                        value = (str(rng.randrange(1960, 2026)) if key == "date" else
+                                 str(rng.randrange(1, 20)) if key == "track" else pool.text(rng, 3, 40))
+                        cmd += ["-metadata", f"{key}={value}"]
             tasks.append(((cmd + [out], out), mime))
         for ext, mime, codec in VIDEO:
             sound_only = False

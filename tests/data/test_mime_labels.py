@@ -269,7 +269,7 @@ def test_generic_of_bytes_places_types_the_tables_do_not_know():
     assert generic_of_bytes(b"Rar!\x1a\x07\x01\xff\xfe header") == "application/octet-stream"  # not UTF-8
 
 
-def test_av_generator_writes_mpeg_elementary_streams_and_varied_mp4_brands() -> None:
+def test_av_generator_varies_mpeg_mp4_mp3_and_aiff_as_their_writers_do() -> None:
     import shutil
 
     if not shutil.which("ffmpeg"):
@@ -283,6 +283,9 @@ def test_av_generator_writes_mpeg_elementary_streams_and_varied_mp4_brands() -> 
     brands = {d[8:12].decode() for d in mp4}
     assert all(d[4:8] == b"ftyp" for d in mp4) and brands <= set(formats.MP4_BRANDS)
     assert len(brands) >= 3
+    # MPEG audio: ID3-tagged MP3 and bare frames (layer II among them); AIFF and AIFF-C
+    assert {d[:3] == b"ID3" for d, m, _ in got if m == "audio/mpeg"} == {True, False}
+    assert {d[8:12] for d, m, _ in got if m == "audio/aiff"} == {b"AIFF", b"AIFC"}
 
 
 def _bdecode(b: bytes, i: int = 0) -> tuple[object, int]:
