@@ -111,6 +111,56 @@ def _save(img: Any, fmt: str, **kw: Any) -> bytes:
     return b.getvalue()
 
 
+def _jpeg(rng: random.Random, pool: Pool, img: Any) -> bytes:
+    """A JPEG as cameras, editors and image libraries write them: JFIF or Exif first, or no APP
+    segment at all (libvips and others start with the quantisation table), ICC profiles, a
+    comment, grey, RGB or CMYK (Adobe APP14), baseline or progressive."""
+    mode = rng.choice(["RGB", "RGB", "RGB", "L", "L", "CMYK"])
+    kw: dict[str, Any] = {"quality": rng.randrange(20, 98), "progressive": rng.random() < .3,
+                          "subsampling": rng.choice([0, 1, 2]) if mode != "L" else 0}
+    if rng.random() < .3:
+        exif = img.getexif()
+        exif[0x010F] = rng.choice(["Canon", "NIKON CORPORATION", "Apple", "SONY", "samsung", "Google"])
+        exif[0x0110] = rng.choice(["iPhone 12", "Pixel 6", "EOS 80D", "D750", "SM-G991B"])
+        exif[0x0131] = rng.choice(["GIMP 2.10.34", "Adobe Photoshop 24.1", "darktable 4.2"])
+        exif[0x0132] = f"{rng.randrange(2005, 2026)}:0{rng.randrange(1, 10)}:1{rng.randrange(0, 10)} 12:00:00"
+        kw["exif"] = exif.tobytes()
+    if rng.random() < .2 and mode != "CMYK":
+        from PIL import ImageCms
+
+        kw["icc_profile"] = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    if rng.random() < .15:
+        kw["comment"] = pool.text(rng, 5, 80).encode("utf-8", "replace")
+    data = _save(img.convert(mode), "JPEG", **kw)
+    if rng.random() < .3 and data[2:4] == b"\xff\xe0":  # no JFIF segment
+        data = data[:2] + data[4 + int.from_bytes(data[4:6], "big"):]
+    return data
+
+
+def _pnm(rng: random.Random, pool: Pool, img: Any) -> bytes:
+    """Netpbm files: binary (P4-P6, Pillow) or plain ASCII (P1-P3), with maxvals other than 255
+    and ``#`` comment lines as GIMP, ImageMagick and netpbm write them."""
+    mode = rng.choice(["RGB", "L", "1"])
+    img = img.convert(mode)
+    if rng.random() < .5:
+        data = _save(img, "PPM")
+        if rng.random() < .4:  # a comment after the magic number
+            data = data[:3] + f"# {rng.choice(['CREATOR: GIMP PNM Filter Version 1.1', 'Created by ImageMagick', pool.text(rng, 5, 40).replace(chr(10), ' ')])}\n".encode() + data[3:]
+        return data
+    w, h = img.size
+    maxval = rng.choice([255, 255, 15, 65535]) if mode != "1" else 1
+    if mode == "1":  # in a bitmap 1 is black
+        vals = ["1" if v < 128 else "0" for v in img.convert("L").tobytes()]
+    else:
+        vals = [str(v * maxval // 255) for v in img.tobytes()]
+    magic = {"1": "P1", "L": "P2", "RGB": "P3"}[mode]
+    head = [magic] + (["# " + pool.text(rng, 5, 40).replace("\n", " ")] if rng.random() < .5 else [])
+    head += [f"{w} {h}"] + ([] if mode == "1" else [str(maxval)])
+    per = rng.choice([12, 17, 35, 70])
+    body = "\n".join(" ".join(vals[k:k + per]) for k in range(0, len(vals), per))
+    return ("\n".join(head) + "\n" + body + "\n").encode()
+
+
 def gen_images(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
     def one(mime: str) -> Sample:
         img = _scene(rng, pool)
@@ -119,8 +169,7 @@ def gen_images(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
                 img = img.convert("P", palette=1, colors=rng.choice([4, 16, 256]))
             return _save(img, "PNG", compress_level=rng.randrange(10), optimize=rng.random() < .2), mime, {}
         if mime == "image/jpeg":
-            return _save(img.convert(rng.choice(["RGB", "L"])), "JPEG", quality=rng.randrange(20, 98),
-                         progressive=rng.random() < .3, subsampling=rng.choice([0, 1, 2])), mime, {}
+            return _jpeg(rng, pool, img), mime, {}
         if mime == "image/gif":
             if rng.random() < 0.3:
                 frames = [img] + [_scene(rng, pool).resize(img.size) for _ in range(rng.randrange(1, 5))]
@@ -139,7 +188,7 @@ def gen_images(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
             s = rng.choice([16, 24, 32, 48, 64, 128, 256])
             return _save(img.resize((s, s)), "ICO", sizes=[(s, s)]), mime, {}
         if mime == "image/x-portable-anymap":
-            return _save(img.convert(rng.choice(["RGB", "L", "1"])), "PPM"), mime, {}
+            return _pnm(rng, pool, img), mime, {}
         if mime == "image/x-tga":
             return _save(img.convert(rng.choice(["RGB", "RGBA", "L"])), "TGA",
                          compression=rng.choice([None, "tga_rle"])), mime, {}

@@ -368,3 +368,16 @@ def test_apks_are_zip_archives_with_android_parts() -> None:
         assert dex[:4] == b"dex\n" and struct.unpack("<I", dex[32:36])[0] == len(dex)
         signed_v2 = b"APK Sig Block 42" in data
         assert signed_v2 or any(n.startswith("META-INF/") and n.endswith(".SF") for n in names)
+
+
+def test_jpeg_and_netpbm_files_vary_as_their_writers_do() -> None:
+    from PIL import Image
+
+    rng, heads = random.Random(3), set()
+    for _ in range(40):
+        img = formats._scene(rng, POOL)
+        for data in (formats._jpeg(rng, POOL, img), formats._pnm(rng, POOL, img)):
+            Image.open(io.BytesIO(data)).load()  # every one decodes
+            heads.add(data[:4] if data[:1] == b"\xff" else data[:2])
+    assert {b"\xff\xd8\xff\xe0", b"\xff\xd8\xff\xdb"} <= heads  # JFIF first, or no APP segment
+    assert {b"P1", b"P2", b"P3"} & heads and {b"P4", b"P5", b"P6"} & heads  # plain and raw
