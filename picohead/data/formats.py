@@ -266,8 +266,10 @@ def gen_archives(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
                 yield (Path(td) / "a.7z").read_bytes(), "application/x-7z-compressed", {}
             if have_cpio:
                 names = "\n".join(p.name for p in src.iterdir()) + "\n"
-                p = subprocess.run(["cpio", "-o", "-H", rng.choice(["newc", "odc", "crc"]), "--quiet"], cwd=src,
-                                   input=names.encode(), capture_output=True, check=True)
+                # the old binary format too (71 C7, as pax and old cpio write it)
+                fmt = rng.choice(["newc", "odc", "crc", "bin"])
+                p = subprocess.run(["cpio", "-o", "-H", fmt, "--quiet", *(["-B"] if rng.random() < .2 else [])],
+                                   cwd=src, input=names.encode(), capture_output=True, check=True)
                 yield p.stdout, "application/x-cpio", {}
             subprocess.run(["ar", "rc", str(Path(td) / "a.a"), *[p.name for p in src.iterdir()]], cwd=src,
                            check=True, capture_output=True)
