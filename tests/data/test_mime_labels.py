@@ -381,3 +381,14 @@ def test_jpeg_and_netpbm_files_vary_as_their_writers_do() -> None:
             heads.add(data[:4] if data[:1] == b"\xff" else data[:2])
     assert {b"\xff\xd8\xff\xe0", b"\xff\xd8\xff\xdb"} <= heads  # JFIF first, or no APP segment
     assert {b"P1", b"P2", b"P3"} & heads and {b"P4", b"P5", b"P6"} & heads  # plain and raw
+
+
+def test_pyc_headers_of_many_cpython_releases() -> None:
+    src = [b"def f(x):\n    return x + 1\n" * 10] * 60
+    got = [d for d, _, _ in formats.gen_pyc(random.Random(0), POOL, 60, src)]
+    magics = {struct.unpack("<H", d[:2])[0] for d in got}
+    known = {m for _, m, _ in formats.PYC_VERSIONS}
+    assert all(d[2:4] == b"\r\n" for d in got) and len(magics & known) >= 8
+    for d in got:  # the header length matches the release: the marshalled code starts after it
+        head = {m: h for _, m, h in formats.PYC_VERSIONS}.get(struct.unpack("<H", d[:2])[0], 16)
+        assert d[head] in (0x63, 0xE3)  # a code object ('c', with or without the ref flag)
