@@ -167,9 +167,12 @@ def package(rng: random.Random, words: list[str], files: list[tuple[str, bytes]]
         if v1 and rng.random() < .3:  # jarsigner order: the signature files first
             entries += [("META-INF/MANIFEST.MF", b"Manifest-Version: 1.0\r\nCreated-By: 1.0 (Android)\r\n\r\n",
                          zipfile.ZIP_DEFLATED)]
-        entries += [("AndroidManifest.xml", manifest(rng, pkg, classes), zipfile.ZIP_DEFLATED),
-                    ("classes.dex", dex(rng, pkg, classes, words), zipfile.ZIP_DEFLATED),
-                    ("resources.arsc", resources(rng, pkg, words), zipfile.ZIP_STORED)]
+        core = [("AndroidManifest.xml", manifest(rng, pkg, classes), zipfile.ZIP_DEFLATED),
+                ("classes.dex", dex(rng, pkg, classes, words), zipfile.ZIP_DEFLATED),
+                ("resources.arsc", resources(rng, pkg, words), zipfile.ZIP_STORED)]
+        # the order the tools write: aapt/apkbuilder put the stored resources.arsc first, aapt2
+        # and Gradle the manifest, some packers classes.dex
+        entries += rng.choice([core, [core[2], *core[:2]], [core[2], *core[:2]], [core[1], core[0], core[2]]])
         if rng.random() < .4:
             entries.append(("classes2.dex", dex(rng, pkg, classes, words[::-1]), zipfile.ZIP_DEFLATED))
         for d in rng.sample(["hdpi", "mdpi", "xhdpi", "xxhdpi"], rng.randrange(1, 4)):
@@ -189,9 +192,15 @@ def package(rng: random.Random, words: list[str], files: list[tuple[str, bytes]]
             entries += [(f"META-INF/{alias}.SF", f"Signature-Version: 1.0\r\nCreated-By: 1.0 (Android)\r\n"
                          f"X-Android-APK-Signed: 2\r\n\r\n{digests}".encode(), zipfile.ZIP_DEFLATED),
                         (f"META-INF/{alias}.RSA", cert, zipfile.ZIP_DEFLATED)]
-        for name, data, method in entries:
-            info = zipfile.ZipInfo(name, date_time=(1981, 1, 1, 1, 1, 2))
+        align = rng.random() < .7  # zipalign: stored data on 4-byte boundaries (extra 0xD935)
+        for k, (name, data, method) in enumerate(entries):
+            info = zipfile.ZipInfo(name, date_time=rng.choice([(1981, 1, 1, 1, 1, 2), (2008, 1, 1, 0, 0, 0)]))
             info.compress_type = method
+            extra = b"\xfe\xca\0\0" if k == 0 and rng.random() < .5 else b""  # the JAR marker
+            if align and method == zipfile.ZIP_STORED:
+                start = buf.tell() + 30 + len(name.encode()) + len(extra) + 6
+                extra += struct.pack("<HHH", 0xD935, 2 + (-start % 4), 4) + b"\0" * (-start % 4)
+            info.extra = extra
             z.writestr(info, data)
     data = buf.getvalue()
     if not v2:

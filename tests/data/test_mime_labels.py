@@ -392,3 +392,18 @@ def test_pyc_headers_of_many_cpython_releases() -> None:
     for d in got:  # the header length matches the release: the marshalled code starts after it
         head = {m: h for _, m, h in formats.PYC_VERSIONS}.get(struct.unpack("<H", d[:2])[0], 16)
         assert d[head] in (0x63, 0xE3)  # a code object ('c', with or without the ref flag)
+
+
+def test_apk_entry_order_and_zipalign_vary_as_the_build_tools_write_them() -> None:
+    import zipfile
+
+    firsts, aligned = set(), 0
+    for data, _, _ in formats.gen_apk(random.Random(8), POOL, 30):
+        z = zipfile.ZipFile(io.BytesIO(data))
+        firsts.add(z.namelist()[0])
+        for info in z.infolist():
+            if info.compress_type == zipfile.ZIP_STORED:
+                off = info.header_offset
+                n, e = struct.unpack("<HH", data[off + 26:off + 30])
+                aligned += (off + 30 + n + e) % 4 == 0 and b"\x35\xd9" in data[off + 30 + n:off + 30 + n + e]
+    assert {"AndroidManifest.xml", "resources.arsc", "classes.dex"} <= firsts and aligned >= 10
