@@ -407,3 +407,14 @@ def test_apk_entry_order_and_zipalign_vary_as_the_build_tools_write_them() -> No
                 n, e = struct.unpack("<HH", data[off + 26:off + 30])
                 aligned += (off + 30 + n + e) % 4 == 0 and b"\x35\xd9" in data[off + 30 + n:off + 30 + n + e]
     assert {"AndroidManifest.xml", "resources.arsc", "classes.dex"} <= firsts and aligned >= 10
+
+
+def test_gzip_headers_vary_and_every_file_decompresses() -> None:
+    rng, flags, oses = random.Random(9), set(), set()
+    for k in range(60):
+        data = POOL.text(rng, 100, 3000).encode() * 2
+        z = formats._gzip(rng, data, f"notes{k}.txt")
+        assert z[:3] == b"\x1f\x8b\x08" and gzip.decompress(z) == data  # multi-member too
+        flags.add(z[3])
+        oses.add(z[9])
+    assert {0, 0x08} <= flags and len(oses) >= 3
