@@ -5,9 +5,12 @@
 ``classes.dex`` (a DEX header with its Adler-32 checksum and SHA-1 signature, string data of the
 app's classes and methods, code words), a ``resources.arsc`` table (string pool and package
 chunk) stored uncompressed, a few resource files, and a signature: v1 (``META-INF/MANIFEST.MF``,
-``CERT.SF``, ``CERT.RSA``, as jarsigner and old apksigner write it, those entries first) and/or
-v2/v3 (an APK Signing Block, magic ``APK Sig Block 42``, between the entries and the central
-directory, whose offset the end record then names).
+``CERT.SF``, ``CERT.RSA``; on some, jarsigner's order with the manifest first) and/or v2/v3 (an
+APK Signing Block, magic ``APK Sig Block 42``, between the entries and the central directory,
+whose offset the end record then names). The entries come in the orders the tools write
+(``resources.arsc``, the manifest or ``classes.dex`` first), the first one sometimes with the JAR
+marker extra field (``FE CA``), and stored data is usually 4-byte aligned with zipalign's
+``0xD935`` extra field.
 
 What it does not do: produce an app that installs or runs (the code is not a program, the
 certificate and signatures are random bytes of the right shape), or read APKs.
