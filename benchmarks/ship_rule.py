@@ -103,8 +103,9 @@ class MarginError(ValueError):
     """A challenger leads the shipped candidate and no fitting ship_margin result was given."""
 
 
-def margin_holds(margin: dict[str, Any] | None, tier: str, shipped: Path, leader: Path) -> bool:
-    """Whether ship_margin's result for (shipped, leader) on ``tier`` puts the lead above noise."""
+def margin_for(margin: dict[str, Any] | None, tier: str, shipped: Path, leader: Path) -> float:
+    """The 5th percentile of ship_margin's result for (shipped, leader) on ``tier``; the lead is
+    above the noise when it is above 0."""
     if margin is None:
         raise MarginError(f"{tier}: a challenger ({leader}) leads the shipped candidate ({shipped}); "
                           f"give benchmarks/ship_margin.py's result with --margin {tier}=JSON "
@@ -114,7 +115,7 @@ def margin_holds(margin: dict[str, Any] | None, tier: str, shipped: Path, leader
         raise MarginError(f"{tier}: the margin given is for tier {margin.get('tier')}, "
                           f"A={margin.get('a')}, B={margin.get('b')}; the rule needs tier {tier}, "
                           f"A={shipped} (shipped), B={leader}")
-    return float(margin["p5"]) > 0
+    return float(margin["p5"])
 
 
 def choose(rows: list[Row], margin: dict[str, Any] | None = None, folders: list[Path] | None = None,
@@ -135,17 +136,15 @@ def choose(rows: list[Row], margin: dict[str, Any] | None = None, folders: list[
     best = max(left, key=lambda r: (r.mean, -left.index(r)))
     shipped = rows[0]
     if use_margin and folders and best is not shipped and shipped in left:
-        lead = folders[rows.index(best)]
-        if not margin_holds(margin, tier, folders[0], lead):
-            assert margin is not None
+        p5 = margin_for(margin, tier, folders[0], folders[rows.index(best)])
+        if p5 <= 0:
             why.append(f"{best.candidate}: dev mean higher ({best.mean} > {shipped.mean}) but not "
-                       f"above the noise (project bootstrap 5th percentile {margin['p5']} <= 0)")
+                       f"above the noise (project bootstrap 5th percentile {p5} <= 0)")
             why += [f"{r.candidate}: lower dev mean than {best.candidate} ({r.mean} < {best.mean})"
                     for r in left if r is not shipped and r is not best]
             return shipped.candidate, why
-        assert margin is not None
         why.append(f"{shipped.candidate}: lower dev mean ({shipped.mean} < {best.mean}), the lead "
-                   f"above the noise (project bootstrap 5th percentile {margin['p5']} > 0)")
+                   f"above the noise (project bootstrap 5th percentile {p5} > 0)")
         why += [f"{r.candidate}: lower dev mean ({r.mean} < {best.mean})" for r in left
                 if r is not best and r is not shipped]
         return best.candidate, why

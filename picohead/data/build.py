@@ -106,6 +106,18 @@ def _blob(out: Path, r: dict[str, Any]) -> bytes:
     return (out / r["path"]).read_bytes()
 
 
+def _utf8_sample(out: Path, recs: list[dict[str, Any]], rng: random.Random, k: int = 4000) -> list[str]:
+    """The UTF-8 contents of ``k`` of ``recs`` drawn with ``rng`` (undecodable ones left out)."""
+    rng.shuffle(recs)
+    texts = []
+    for r in recs[:k]:
+        try:
+            texts.append(_blob(out, r).decode("utf-8"))
+        except (UnicodeDecodeError, OSError):
+            pass
+    return texts
+
+
 def stage_risk(recipe: Recipe, out: Path, n_pos: int, short_share: float = 0.0) -> None:
     """Risk samples: real text with generated secrets (``n_pos`` per kind) or look-alikes inserted;
     ``short_share`` of them are then cut to the few lines around the last insertion."""
@@ -189,22 +201,10 @@ def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: li
     if not todo:
         return
     rng = seeded("pool")
-    text_recs = _records_by(out, lambda r: "text_lang" in r["labels"])
-    rng.shuffle(text_recs)
-    texts = []
-    for r in text_recs[:4000]:
-        try:
-            texts.append(_blob(out, r).decode("utf-8"))
-        except (UnicodeDecodeError, OSError):
-            pass
-    code = []  # source files, for generated formats that carry code (patches)
-    code_recs = _records_by(out, lambda r: "code_lang" in r["labels"])
-    seeded("pool", "code").shuffle(code_recs)
-    for r in code_recs[:4000]:
-        try:
-            code.append(_blob(out, r).decode("utf-8"))
-        except (UnicodeDecodeError, OSError):
-            pass
+    staged = list(read_stages(out))  # read once for both pools
+    texts = _utf8_sample(out, [r for r in staged if "text_lang" in r["labels"]], rng)
+    # source files, for generated formats that carry code (patches), drawn apart from the rest
+    code = _utf8_sample(out, [r for r in staged if "code_lang" in r["labels"]], seeded("pool", "code"))
     all_files = _pool_files(recipe, cache)
     rng.shuffle(all_files)
     files = all_files[:5000]

@@ -539,19 +539,11 @@ AIFF_CODECS = [[], ["-c:a", "pcm_s8"], ["-c:a", "pcm_s24be"], ["-c:a", "pcm_s32b
                ["-c:a", "pcm_s16le"], ["-c:a", "adpcm_ima_qt"]]
 
 
-def _cover(rng: random.Random, td: str, i: int) -> str:
-    """A small JPEG or PNG cover picture in ``td`` (Pillow), for embedding in audio tags."""
-    from PIL import Image, ImageDraw
-
+def _cover(rng: random.Random, pool: Pool, td: str, i: int) -> str:
+    """A small JPEG or PNG cover picture (one of ``_scene``'s) in ``td``, for audio tags."""
     w = rng.choice([32, 64, 120, 200, 300])
-    img = Image.new("RGB", (w, w), tuple(rng.randrange(256) for _ in range(3)))
-    d = ImageDraw.Draw(img)
-    for _ in range(rng.randrange(1, 8)):
-        x, y = rng.randrange(w), rng.randrange(w)
-        d.ellipse([x, y, x + rng.randrange(4, w), y + rng.randrange(4, w)],
-                  fill=tuple(rng.randrange(256) for _ in range(3)))
     path = f"{td}/cover{i}.{rng.choice(['jpg', 'jpg', 'png'])}"
-    img.save(path)
+    _scene(rng, pool).convert("RGB").resize((w, w)).save(path)
     return path
 
 
@@ -609,7 +601,7 @@ def gen_av(rng: random.Random, pool: Pool, n: int, jobs: int) -> Iterator[Sample
             cmd = ["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", src]
             cover = ext in ("mp3", "flac") and rng.random() < .2
             if cover:  # embedded cover art (ID3 APIC, FLAC PICTURE)
-                cmd += ["-i", _cover(rng, td, i)]
+                cmd += ["-i", _cover(rng, pool, td, i)]
             cmd += ["-ar", str(rng.choice([8000, 16000, 48000] if ext == "opus" else rates)),
                     "-ac", str(rng.choice([1, 2, 2, 4] if ext in ("wav", "aiff") else [1, 2])), *codec]
             if cover:
