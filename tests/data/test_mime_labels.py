@@ -418,3 +418,26 @@ def test_gzip_headers_vary_and_every_file_decompresses() -> None:
         flags.add(z[3])
         oses.add(z[9])
     assert {0, 0x08} <= flags and len(oses) >= 3
+
+
+@pytest.mark.slow
+def test_libreoffice_writes_spreadsheets_with_its_own_compound_file_layout(tmp_path) -> None:
+    """LibreOffice's XLS files start with the allocation table, not xlwt's BOF record (wild XLS
+    files of that layout were read as DOC when xlwt was the only spreadsheet writer)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("soffice") is None:
+        pytest.skip("no soffice here")
+    xls = [d for d, m, _ in formats.gen_libreoffice(random.Random(3), POOL, 2)
+           if m == "application/vnd.ms-excel"]
+    assert len(xls) == 2
+    for k, data in enumerate(xls):
+        assert data[:8] == bytes.fromhex("d0cf11e0a1b11ae1")
+        assert data[512:516] == b"\xfd\xff\xff\xff"  # the FAT's own sector first
+        assert "Workbook".encode("utf-16-le") in data
+        (tmp_path / f"{k}.xls").write_bytes(data)
+        if shutil.which("file"):
+            out = subprocess.run(["file", "-b", "--mime-type", str(tmp_path / f"{k}.xls")],
+                                 capture_output=True, text=True).stdout.strip()
+            assert out == "application/vnd.ms-excel"
