@@ -617,8 +617,9 @@ def corpus_ids(args: argparse.Namespace) -> int:
     from picohead.data.producers import write_ids
 
     corpus = Path(args.corpus)
-    if not (corpus / "train.jsonl").is_file():
-        print(f"wild corpus-ids: {corpus} is no built corpus (no train.jsonl)", file=sys.stderr)
+    if not (corpus / "train.jsonl").is_file() and not any((corpus / ".stages").glob("*.jsonl")):
+        print(f"wild corpus-ids: {corpus} is no corpus build (no train.jsonl, no stage files)",
+              file=sys.stderr)
         return 2
     n = write_ids(corpus, Path(args.out), [k for k in args.kinds.split(",") if k])
     print(f"wrote {args.out}: {n} hash prefixes")
@@ -659,7 +660,9 @@ def main() -> int:
                    help="an id list (corpus-ids) of a corpus not on this machine: wild samples "
                         "whose hash prefix it holds are dropped too (repeatable)")
     ci = sub.add_parser("corpus-ids", help="write the hash prefixes of a built corpus's samples")
-    ci.add_argument("--corpus", required=True, help="a built corpus folder")
+    ci.add_argument("--corpus", required=True,
+                    help="a corpus folder: built, or a build's finished stages (a build stopped "
+                         "after its source and risk stages holds every real file it would)")
     ci.add_argument("--kinds", default="git",
                     help="source kinds whose samples are listed (comma-separated; default git: "
                          "the part a session without its mirrors cannot rebuild)")

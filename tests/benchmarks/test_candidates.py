@@ -31,3 +31,10 @@ def test_the_shipped_models_corpus_ids_are_kept() -> None:
     may not be able to fetch; the wild build drops those samples by this list (--corpus-ids)."""
     ids = read_ids(ROOT / "benchmarks" / "results" / "content_v9" / "corpus_git_ids.txt.gz")
     assert len(ids) > 7000 and all(len(i) == 16 for i in list(ids)[:100])
+
+
+def test_the_shipped_pros_registry_ids_are_kept() -> None:
+    """content-v13's pro (content-v13rc1): its corpus's registry part as an id list, so a session
+    scoring it against a new candidate dedups the wild suite without a ~50-minute registry build."""
+    ids = read_ids(ROOT / "benchmarks" / "candidates" / "content-v13rc1" / "corpus_registry_ids.txt.gz")
+    assert len(ids) > 200_000
