@@ -369,5 +369,8 @@ def test_the_bundled_model_gives_letterless_text_no_language():
         for b in (b"{}", b"[]", b"42\n", b"12345 67890\n"):
             lang = clf.classify_bytes(b).heads.get("text_lang")
             assert lang is None or lang.label == "unknown", (tier, b, lang)
+        # text with letters passes the gate: its language is the top answer, and an `unknown`
+        # can only come from the tier's threshold (content-v13's pro: fr 0.87 under 0.90)
         fr = clf.classify_bytes(b"Bonjour tout le monde, comment allez-vous ?").heads["text_lang"]
-        assert fr.label == "fr", (tier, fr)
+        assert fr.raw == "fr", (tier, fr)
+        assert fr.label == "fr" or "below the threshold" in (fr.reason or ""), (tier, fr)
