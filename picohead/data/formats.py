@@ -390,6 +390,17 @@ def gen_office(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
             log.debug("office round cut short: %s", e)
 
 
+def _cells(rng: random.Random, pool: Pool, k: int) -> list[list[Any]]:
+    """``k`` spreadsheet rows of 1-7 cells: text, integers or decimals."""
+    return [[rng.choice([pool.text(rng, 1, 30), rng.randrange(10**5), round(rng.random() * 1000, 2)])
+             for _ in range(rng.randrange(1, 8))] for _ in range(k)]
+
+
+def _sheet_name(rng: random.Random, pool: Pool, default: str) -> str:
+    """A worksheet name from pool text (word characters and spaces, at most 28), else ``default``."""
+    return re.sub(r"[^\w ]", "", pool.text(rng, 3, 20)).strip()[:28] or default
+
+
 def _office_docs(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
     import docx
     import openpyxl
@@ -399,10 +410,6 @@ def _office_docs(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
     from odf.opendocument import OpenDocumentPresentation, OpenDocumentSpreadsheet, OpenDocumentText
     from odf.table import Table, TableCell, TableRow
     from odf.text import H, P
-
-    def cells(k: int) -> list[list[Any]]:
-        return [[rng.choice([pool.text(rng, 1, 30), rng.randrange(10**5), round(rng.random() * 1000, 2)])
-                 for _ in range(rng.randrange(1, 8))] for _ in range(k)]
 
     for _ in range(n):
         d = docx.Document()
@@ -415,7 +422,7 @@ def _office_docs(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
 
         wb = openpyxl.Workbook()
         ws = wb.active
-        for row in cells(rng.randrange(1, 60)):
+        for row in _cells(rng, pool, rng.randrange(1, 60)):
             ws.append(row)
         b = io.BytesIO()
         wb.save(b)
@@ -431,8 +438,8 @@ def _office_docs(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
         yield b.getvalue(), "application/vnd.openxmlformats-officedocument.presentationml.presentation", {}
 
         xb = xlwt.Workbook()
-        sh = xb.add_sheet(re.sub(r"[^\w ]", "", pool.text(rng, 3, 20)).strip()[:28] or "Sheet1")
-        for r, row in enumerate(cells(rng.randrange(1, 60))):
+        sh = xb.add_sheet(_sheet_name(rng, pool, "Sheet1"))
+        for r, row in enumerate(_cells(rng, pool, rng.randrange(1, 60))):
             for c, v in enumerate(row):
                 sh.write(r, c, v)
         b = io.BytesIO()
@@ -449,7 +456,7 @@ def _office_docs(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
 
         os_ = OpenDocumentSpreadsheet()
         t = Table(name="Sheet1")
-        for row in cells(rng.randrange(1, 40)):
+        for row in _cells(rng, pool, rng.randrange(1, 40)):
             tr = TableRow()
             for v in row:
                 tc = TableCell()
@@ -525,11 +532,9 @@ def gen_libreoffice(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
                     wb.properties.creator = pool.text(rng, 4, 24).strip() or "user"
                     for k in range(rng.randrange(1, 4)):
                         ws = wb.active if k == 0 else wb.create_sheet()
-                        ws.title = re.sub(r"[^\w ]", "", pool.text(rng, 3, 20)).strip()[:28] or f"Sheet{k + 1}"
-                        for _ in range(rng.randrange(1, 80)):
-                            ws.append([rng.choice([pool.text(rng, 1, 40), rng.randrange(10**6),
-                                                   round(rng.random() * 1000, 2)])
-                                       for _ in range(rng.randrange(1, 9))])
+                        ws.title = _sheet_name(rng, pool, f"Sheet{k + 1}")
+                        for row in _cells(rng, pool, rng.randrange(1, 80)):
+                            ws.append(row)
                     wb.save(str(indir / f"f{i}.xlsx"))
                 else:
                     pr = pptx.Presentation()
