@@ -33,7 +33,9 @@ model answers exactly what is reported. A head the model gates off counts as una
 For the risk head, each flag's threshold is chosen on dev by the rule used on the validation
 split (``picohead.calibrate.calibrate_head``: the flag's best F1, disabled under 0.5) among the
 thresholds at which it fires on at most ``--max-false`` % (0.5 by default) of dev's rows without a
-flag and on none of dev's 0-16-byte inputs without a secret (issue 23's target is 0.1 %; for that
+flag and on none of dev's 0-16-byte inputs without a secret nor of the 1,580 inputs of 0-3 bytes
+``tiny_inputs.py`` enumerates (issue 23's target is 0.1 %; the shipped small flagged 3 of those
+at the dev thresholds of 2026-12-07, and ship_rule.py's gate then chose by them; for that
 the flag may also take 0.97 or 0.99, and a flag that fires on one of them even at 0.99 is
 disabled): the best dev F1 alone bought recall with look-alikes (content-v7 pro: look-alikes flagged
 7.7 -> 15.5 % on test for macro F1 0.61 -> 0.66), and the issue's target is 2 % overall. The
@@ -66,6 +68,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import tiny_inputs  # noqa: E402
 import wild_maps  # noqa: E402
 
 from picohead.calibrate import (  # noqa: E402
@@ -216,18 +219,20 @@ def risk_rows(spec: Any, probs: list[np.ndarray], recs: list[dict[str, Any]]
 
 
 def calibrate_flags(spec: Any, P: dict[str, Any], recs: dict[str, list[dict[str, Any]]],
-                    max_false: float) -> tuple[dict[str, Any], Any]:
+                    max_false: float, tiny: np.ndarray | None = None) -> tuple[dict[str, Any], Any]:
     """The risk head's per-flag thresholds chosen on wild-dev by the same rule as on validation
     (``calibrate_head``: each flag's best F1, a flag under ``MIN_F1`` disabled) among those that
     flag at most ``max_false`` % of the dev rows without a flag (look-alikes, 0-16-byte inputs,
-    clean hosts), and the test figures (per-flag F1, negatives flagged by kind) of the shipped and the dev-chosen ones."""
+    clean hosts) and fire on none of dev's 0-16-byte inputs without a secret nor on ``tiny`` (the
+    risk head's probabilities on every input of 0-3 bytes, ``tiny_inputs.inputs``), and the test
+    figures (per-flag F1, negatives flagged by kind) of the shipped and the dev-chosen ones."""
     h = spec.head("risk")
     i = spec.head_names.index("risk")
     y = np.array([[lab in r["label"] for lab in h.labels] for r in recs["dev"]], dtype=np.float32)
     # issue 23: no flag on 0-16-byte inputs without a secret (at most 0.1 %): dev's are quiet rows
     quiet = np.array([r.get("kind") == "tiny" and not r["label"] for r in recs["dev"]])
     fields, rep = calibrate_head(h, P["dev"][i], y, MIN_COVERAGE, max_false=max_false / 100,
-                                 quiet=quiet)
+                                 quiet=quiet, quiet_probs=tiny)
     final = replace_head(spec, dataclasses.replace(h, **fields))
     row = {"shipped": risk_scores(risk_rows(spec, P["report"], recs["report"]), h.labels),
            "dev_flags": rep,
@@ -309,7 +314,10 @@ def main() -> int:
             P = {sp: probabilities(model, w) for sp, w in wins[task].items()}
             P["report"] = P[args.report]
             if task == "risk":
-                row, final = calibrate_flags(spec, P, data[task], args.max_false)
+                tiny = probabilities(model, batch_windows(
+                    [extract_window(b, spec.window.head, spec.window.tail) for b in tiny_inputs.inputs()]))
+                row, final = calibrate_flags(spec, P, data[task], args.max_false,
+                                             tiny[spec.head_names.index("risk")])
             else:
                 bound = args.max_wrong if tier in bound_tiers and task in bound_tasks else None
                 cor = None

@@ -50,6 +50,7 @@ def _f1(pred: np.ndarray, truth: np.ndarray) -> float:
 def calibrate_head(
     head: HeadSpec, probs: np.ndarray, y: np.ndarray, min_coverage: float, min_f1: float = MIN_F1,
     *, max_false: float | None = None, quiet: np.ndarray | None = None,
+    quiet_probs: np.ndarray | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(new head fields, trade-off report) for one head from validation probabilities.
 
@@ -61,19 +62,25 @@ def calibrate_head(
     bytes that carry no secret (issue 23: at most 0.1 % of them flagged). A threshold that fires
     on one of them is not eligible; where every threshold of the grid fires on one, the grid
     reaches 0.97 and 0.99 too, and a label that fires on one of them even at 0.99 is disabled
-    (``report[label]["loud"]``)."""
+    (``report[label]["loud"]``).
+
+    ``quiet_probs`` (multilabel only): the head's probabilities on more inputs that no flag may
+    fire on, held to the same rule as the ``quiet`` rows but counted in no F1 and no false-alarm
+    share (``benchmarks/wild_calibration.py`` passes every input of 0-3 bytes)."""
     if head.multilabel:
         truth = y > 0.5
         clean = ~truth.any(1)
         quiet = None if quiet is None or not quiet.any() else quiet & clean
+        extra = None if quiet_probs is None or not len(quiet_probs) else quiet_probs
         thresholds, report, disabled = {}, {}, []
         for i, lab in enumerate(head.labels):
             if not truth[:, i].any():
                 continue
             # the usual grid; 0.97 and 0.99 only for a flag that no threshold of it keeps quiet
             for grid in (GRID, np.concatenate((GRID, QUIET_GRID))):
-                silent = (np.ones(len(grid), dtype=bool) if quiet is None else
-                          np.array([not (probs[quiet, i] >= t).any() for t in grid]))
+                silent = np.array([
+                    (quiet is None or not (probs[quiet, i] >= t).any())
+                    and (extra is None or not (extra[:, i] >= t).any()) for t in grid])
                 if silent.any():
                     break
             f1s = [_f1(probs[:, i] >= t, truth[:, i]) for t in grid]
@@ -83,7 +90,7 @@ def calibrate_head(
                 fa = np.array([float((probs[clean, i] >= t).mean()) for t in grid])
                 eligible = fa <= max_false if (fa <= max_false).any() else fa == fa.min()
             loud = not silent.any()
-            if quiet is not None:
+            if quiet is not None or extra is not None:
                 eligible = eligible & silent if (eligible & silent).any() else silent
             best = max(np.flatnonzero(eligible), key=lambda k: f1s[k]) if eligible.any() else \
                 len(grid) - 1

@@ -246,3 +246,35 @@ def test_a_flag_stays_quiet_on_rows_that_must_carry_none():
     base, _ = calibrate_head(head, noisy, y, 0.9, max_false=0.005)
     same, _ = calibrate_head(head, noisy, y, 0.9, max_false=0.005, quiet=quiet)
     assert same["label_thresholds"]["jwt"] == base["label_thresholds"]["jwt"] <= 0.95
+
+
+def test_extra_quiet_inputs_hold_a_flag_without_counting_in_its_f1():
+    """calibrate_head(quiet_probs=...): probabilities of inputs outside the rows (every input of
+    0-3 bytes) that no flag may fire on: the same rule as quiet rows, but they add no negative to
+    the false-alarm share and no row to the F1."""
+    import numpy as np
+
+    from picohead.calibrate import calibrate_head
+    from picohead_runtime.spec import ModelSpec
+
+    spec = ModelSpec.from_dict({
+        "name": "t", "family": "steady", "tiers": ["tiny"], "window": {"head": 8, "tail": 8},
+        "arch": {"buckets": {"tiny": 16}, "dims": {"tiny": 4}, "ngrams": [1]},
+        "heads": [{"name": "risk", "kind": "multilabel", "threshold": 0.5,
+                   "labels": ["phone", "jwt"]}]})
+    head = spec.head("risk")
+    probs = np.array([[0.999, 0.0]] * 40 + [[0.0, 0.8]] * 40 + [[0.0, 0.0]] * 400,
+                     dtype=np.float32)
+    y = np.zeros((len(probs), 2), dtype=np.float32)
+    y[:40, 0] = 1
+    y[40:80, 1] = 1
+    before, _ = calibrate_head(head, probs, y, 0.9, max_false=0.005)
+    extra = np.array([[0.96, 0.0], [0.0, 0.995], [0.1, 0.1]], dtype=np.float32)
+    after, rep = calibrate_head(head, probs, y, 0.9, max_false=0.005, quiet_probs=extra)
+    assert before["label_thresholds"]["phone"] < 0.96 < after["label_thresholds"]["phone"]
+    assert rep["phone"]["f1"] == 1.0  # the extra inputs are no rows of the F1
+    assert after["disabled_labels"] == ["jwt"] and rep["jwt"]["loud"]
+    # inputs no threshold fires on change nothing
+    same, _ = calibrate_head(head, probs, y, 0.9, max_false=0.005,
+                             quiet_probs=np.zeros((5, 2), dtype=np.float32))
+    assert same == before
