@@ -303,6 +303,7 @@ def main() -> int:
     wins: dict[str, dict[str, Any]] = {}
     crows = corpus_rows(Path(args.corpus), args.corpus_rows) if args.corpus else {}
     cwins: dict[str, Any] = {}
+    tiny_wins: tuple[np.ndarray, np.ndarray] | None = None
     for tier in tiers:
         model = scoring.open_file(files[tier])
         spec = model.meta.spec
@@ -314,8 +315,10 @@ def main() -> int:
             P = {sp: probabilities(model, w) for sp, w in wins[task].items()}
             P["report"] = P[args.report]
             if task == "risk":
-                tiny = probabilities(model, batch_windows(
-                    [extract_window(b, spec.window.head, spec.window.tail) for b in tiny_inputs.inputs()]))
+                if tiny_wins is None:  # every tier of a model reads the same window
+                    tiny_wins = batch_windows([extract_window(b, spec.window.head, spec.window.tail)
+                                               for b in tiny_inputs.inputs()])
+                tiny = probabilities(model, tiny_wins)
                 row, final = calibrate_flags(spec, P, data[task], args.max_false,
                                              tiny[spec.head_names.index("risk")])
             else:

@@ -38,6 +38,7 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
+from picohead.data.words import n_words
 from picohead.dataset import WindowData
 from picohead.models import Model, build_model
 from picohead.models.config import with_full_arch
@@ -223,7 +224,6 @@ def crop_batch(
     n = x.shape[0]
     lens = lengths.numpy()
     rows = np.flatnonzero((rng.random(n) < cfg.crop_prob) & (lens > cfg.crop_min))
-    masks = labels[1]
     head_part = max(1, (x.shape[1] + 1) // 2)
     for r in rows:
         full = int(lens[r])
@@ -233,30 +233,32 @@ def crop_batch(
         x[r, :k] = x[r, off : off + k].clone()
         x[r, k:] = 0
         lengths[r] = k
-        for name, m in masks.items():
-            if name in relabel:
-                if m[r]:
-                    fn, names = relabel[name]
-                    y = labels[0][name]
-                    found = fn(bytes(x[r, :k].numpy()), [n for n, v in zip(names, y[r]) if v > 0.5])
-                    if found is None:
-                        m[r] = False
-                    else:
-                        y[r] = [float(n in found) for n in names]
-            elif name in multilabel or (off and name not in LANGUAGE_HEADS):
-                m[r] = False
+        relabel_row(labels, int(r), bytes(x[r, :k].numpy()), relabel, multilabel, at_start=off == 0)
     return x, lengths
+
+
+def relabel_row(labels: Labels, r: int, excerpt: bytes, relabel: dict[str, Relabeller],
+                multilabel: set[str], *, at_start: bool) -> None:
+    """Row ``r``'s labels after it was cut to ``excerpt``: each ``relabel`` head is relabelled
+    from the excerpt's bytes (unset where its function returns None); the other multilabel heads
+    are unset, and unless the excerpt starts the row, every head but the language heads too."""
+    for name, m in labels[1].items():
+        if name in relabel:
+            if m[r]:
+                fn, names = relabel[name]
+                y = labels[0][name]
+                found = fn(excerpt, [n for n, v in zip(names, y[r]) if v > 0.5])
+                if found is None:
+                    m[r] = False
+                else:
+                    y[r] = [float(n in found) for n in names]
+        elif name in multilabel or (not at_start and name not in LANGUAGE_HEADS):
+            m[r] = False
 
 
 WORD_EDGE = ".,;:!?\"'()[]{}<>«»„“”‘’¿¡。、，！？「」"  # stripped from a word crop's ends, mostly
 _WORD = re.compile(rb"\S+")
 _RUN = 24  # a "word" longer than this many bytes is a run of unspaced script (zh, ja, th)
-
-
-def _word_count(rng: np.random.Generator) -> int:
-    """1 to 5 words: 40 % one, 30 % two, 30 % three to five."""
-    u = rng.random()
-    return 1 if u < 0.4 else 2 if u < 0.7 else int(rng.integers(3, 6))
 
 
 def word_excerpt(text: bytes, rng: np.random.Generator) -> bytes | None:
@@ -266,7 +268,7 @@ def word_excerpt(text: bytes, rng: np.random.Generator) -> bytes | None:
     words = [m.span() for m in _WORD.finditer(text)]
     if not words:
         return None
-    k = min(_word_count(rng), len(words))
+    k = min(n_words(random.Random(int(rng.integers(1 << 32)))), len(words))  # the word lists' mix
     i = int(rng.integers(0, len(words) - k + 1))
     out = text[words[i][0] : words[i + k - 1][1]]
     if k == 1 and len(out) > _RUN:
@@ -310,18 +312,7 @@ def word_crop_batch(
         x[r, : len(new)] = torch.frombuffer(bytearray(new), dtype=torch.uint8)
         lengths[r] = len(new)
         changed += 1
-        for name, m in masks.items():
-            if name in relabel:
-                if m[r]:
-                    fn, names = relabel[name]
-                    y = labels[0][name]
-                    found = fn(new, [n for n, v in zip(names, y[r]) if v > 0.5])
-                    if found is None:
-                        m[r] = False
-                    else:
-                        y[r] = [float(n in found) for n in names]
-            elif name not in LANGUAGE_HEADS:
-                m[r] = False
+        relabel_row(labels, int(r), new, relabel, set(), at_start=False)
     return changed
 
 

@@ -208,6 +208,17 @@ def test_per_label_thresholds_leave_a_label_no_held_out_row_is_truly_of():
     assert rep["chosen"]["unheld_labels"] == 0
 
 
+def _phone_jwt_head():
+    """A multilabel risk head with the flags phone and jwt."""
+    from picohead_runtime.spec import ModelSpec
+
+    return ModelSpec.from_dict({
+        "name": "t", "family": "steady", "tiers": ["tiny"], "window": {"head": 8, "tail": 8},
+        "arch": {"buckets": {"tiny": 16}, "dims": {"tiny": 4}, "ngrams": [1]},
+        "heads": [{"name": "risk", "kind": "multilabel", "threshold": 0.5,
+                   "labels": ["phone", "jwt"]}]}).head("risk")
+
+
 def test_a_flag_stays_quiet_on_rows_that_must_carry_none():
     """calibrate_head(quiet=...): a flag whose best-F1 threshold fires on a short input without
     a secret takes a threshold over it (the grid reaches 0.99 for this), and a flag that fires
@@ -215,14 +226,8 @@ def test_a_flag_stays_quiet_on_rows_that_must_carry_none():
     import numpy as np
 
     from picohead.calibrate import calibrate_head
-    from picohead_runtime.spec import ModelSpec
 
-    spec = ModelSpec.from_dict({
-        "name": "t", "family": "steady", "tiers": ["tiny"], "window": {"head": 8, "tail": 8},
-        "arch": {"buckets": {"tiny": 16}, "dims": {"tiny": 4}, "ngrams": [1]},
-        "heads": [{"name": "risk", "kind": "multilabel", "threshold": 0.5,
-                   "labels": ["phone", "jwt"]}]})
-    head = spec.head("risk")
+    head = _phone_jwt_head()
     # 40 phones at 0.99+, 40 JWTs at 0.8; a short non-phone at 0.96 (phone) and one at 0.995 (jwt)
     probs = np.array([[0.999, 0.0]] * 40 + [[0.0, 0.8]] * 40 + [[0.96, 0.0], [0.0, 0.995]]
                      + [[0.0, 0.0]] * 400, dtype=np.float32)
@@ -255,14 +260,8 @@ def test_extra_quiet_inputs_hold_a_flag_without_counting_in_its_f1():
     import numpy as np
 
     from picohead.calibrate import calibrate_head
-    from picohead_runtime.spec import ModelSpec
 
-    spec = ModelSpec.from_dict({
-        "name": "t", "family": "steady", "tiers": ["tiny"], "window": {"head": 8, "tail": 8},
-        "arch": {"buckets": {"tiny": 16}, "dims": {"tiny": 4}, "ngrams": [1]},
-        "heads": [{"name": "risk", "kind": "multilabel", "threshold": 0.5,
-                   "labels": ["phone", "jwt"]}]})
-    head = spec.head("risk")
+    head = _phone_jwt_head()
     probs = np.array([[0.999, 0.0]] * 40 + [[0.0, 0.8]] * 40 + [[0.0, 0.0]] * 400,
                      dtype=np.float32)
     y = np.zeros((len(probs), 2), dtype=np.float32)
