@@ -17,6 +17,7 @@ from pathlib import Path
 from picohead.calibrate import embedded_spec
 from picohead.dataset import load_manifest
 from picohead.model_card import onnx_test_report
+from picohead_runtime.spec import load_spec
 
 TIERS = ("tiny", "small", "base", "pro")
 
@@ -31,7 +32,10 @@ def main() -> None:
     files = {t: args.folder / f"{t}.onnx" for t in TIERS if (args.folder / f"{t}.onnx").is_file()}
     if not files:
         raise SystemExit(f"{args.folder}: no <tier>.onnx files")
-    spec = embedded_spec(files[max(files, key=TIERS.index)])
+    # the corpus's own label lists when it has them (a tier may lack labels the corpus holds);
+    # each tier is then scored on its own lists (picohead.model_card.onnx_test_report)
+    own = args.corpus / "spec.json"
+    spec = load_spec(own) if own.is_file() else embedded_spec(files[max(files, key=TIERS.index)])
     test = load_manifest(args.corpus / "test.jsonl", spec, cache_dir=args.cache)
     scores = onnx_test_report(files, spec, test)
     (args.out / "eval").mkdir(parents=True, exist_ok=True)

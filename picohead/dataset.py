@@ -62,6 +62,37 @@ class WindowData:
             data_hash=self.data_hash,
         )
 
+    def relabel(self, source: ModelSpec, target: ModelSpec) -> WindowData:
+        """These windows with their labels re-indexed from ``source``'s label lists (the spec they
+        were loaded with) to ``target``'s, by name: the tiers of a bundle assembled from several
+        runs differ in their lists (content-v14: tiny 147 MIME labels, the others 162). A sample
+        whose label ``target``'s head lacks is masked out of that head; a head ``target`` lacks is
+        dropped. Windows are shared, not copied."""
+        labels: dict[str, np.ndarray] = {}
+        mask: dict[str, np.ndarray] = {}
+        src = {h.name: h for h in source.heads}
+        for head in target.heads:
+            old = src.get(head.name)
+            if old is None or head.name not in self.labels:
+                continue
+            y, m = self.labels[head.name], self.label_mask[head.name].copy()
+            where = {lab: i for i, lab in enumerate(head.labels)}
+            if head.multilabel:
+                out = np.zeros((len(self), len(head.labels)), dtype=np.float32)
+                for j, lab in enumerate(old.labels):
+                    if lab in where:
+                        out[:, where[lab]] = y[:, j]
+                    else:
+                        m &= y[:, j] == 0  # a flag the target cannot answer: not scored there
+            else:
+                table = np.array([where.get(lab, -1) for lab in old.labels] + [-1], dtype=np.int32)
+                out = table[y]  # -1 (missing) indexes the appended -1
+                m &= out >= 0
+            labels[head.name], mask[head.name] = out, m
+        return WindowData(windows=self.windows, lengths=self.lengths, labels=labels,
+                          label_mask=mask, sources=self.sources, ids=self.ids,
+                          data_hash=self.data_hash)
+
 
 class ManifestError(PicoheadError, ValueError):
     """A manifest line that cannot be used; the message names the file and line."""
