@@ -2,10 +2,9 @@
 
 One step: sample a batch, trim it to its longest window, optionally rewrite flagged rows
 (``augment``, e.g. fresh secret bodies; ``plant``, e.g. fresh secrets and look-alikes
-planted into rows without a flag), cut a share to short excerpts (``crop_prob``) and a share of
-the text rows to a few whole words (``word_crop_prob``), run the
-tiers chosen by the sandwich rule
-(largest + smallest + one random middle tier; ``all`` runs every tier), sum per-head losses
+planted into rows without a flag), cut a share to short excerpts (``crop_prob``), run the
+tiers chosen by the sandwich rule (largest + smallest + one random middle tier; ``all`` runs
+every tier), sum per-head losses
 (cross-entropy, missing labels ignored; BCE for multilabel heads) over those tiers, optionally add
 distillation from the largest tier's soft labels, clip, AdamW, warmup + cosine schedule.
 
@@ -25,7 +24,6 @@ import json
 import logging
 import math
 import random
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -38,7 +36,6 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from picohead.data.words import n_words
 from picohead.dataset import WindowData
 from picohead.models import Model, build_model
 from picohead.models.config import with_full_arch
@@ -254,66 +251,6 @@ def relabel_row(labels: Labels, r: int, excerpt: bytes, relabel: dict[str, Relab
                     y[r] = [float(n in found) for n in names]
         elif name in multilabel or (not at_start and name not in LANGUAGE_HEADS):
             m[r] = False
-
-
-WORD_EDGE = ".,;:!?\"'()[]{}<>«»„“”‘’¿¡。、，！？「」"  # stripped from a word crop's ends, mostly
-_WORD = re.compile(rb"\S+")
-_RUN = 24  # a "word" longer than this many bytes is a run of unspaced script (zh, ja, th)
-
-
-def word_excerpt(text: bytes, rng: np.random.Generator) -> bytes | None:
-    """One to five whole words of ``text`` (the bytes between them kept), or one to eight
-    characters of a run without spaces; None when ``text`` has no word. Words are cut at ASCII
-    whitespace, characters at UTF-8 boundaries, so a valid UTF-8 row gives valid UTF-8."""
-    words = [m.span() for m in _WORD.finditer(text)]
-    if not words:
-        return None
-    k = min(n_words(random.Random(int(rng.integers(1 << 32)))), len(words))  # the word lists' mix
-    i = int(rng.integers(0, len(words) - k + 1))
-    out = text[words[i][0] : words[i + k - 1][1]]
-    if k == 1 and len(out) > _RUN:
-        chars = out.decode("utf-8", errors="ignore")
-        n = min(len(chars), int(rng.integers(1, 9)))
-        at = int(rng.integers(0, len(chars) - n + 1))
-        out = chars[at : at + n].encode("utf-8")
-    if rng.random() < 0.8:
-        try:
-            out = out.decode("utf-8").strip(WORD_EDGE).encode("utf-8") or out
-        except UnicodeDecodeError:
-            pass
-    return out
-
-
-def word_crop_batch(
-    x: torch.Tensor,
-    lengths: torch.Tensor,
-    labels: Labels,
-    cfg: TrainConfig,
-    rng: np.random.Generator,
-    relabel: dict[str, Relabeller] | None = None,
-) -> int:
-    """Cut a ``cfg.word_crop_prob`` share of the rows with a text_lang label (longer than 16
-    bytes) to a few whole words in place (see TrainConfig); words come from the head part of
-    the window, so a crop never spans a long file's head-tail seam. Returns how many rows
-    changed."""
-    masks = labels[1]
-    if "text_lang" not in masks:
-        return 0
-    relabel = relabel or {}
-    lens = lengths.numpy()
-    rows = np.flatnonzero(masks["text_lang"] & (lens > 16) & (rng.random(x.shape[0]) < cfg.word_crop_prob))
-    head_part = max(1, (x.shape[1] + 1) // 2)
-    changed = 0
-    for r in rows:
-        new = word_excerpt(bytes(x[r, : min(int(lens[r]), head_part)].numpy()), rng)
-        if new is None:
-            continue
-        x[r] = 0
-        x[r, : len(new)] = torch.frombuffer(bytearray(new), dtype=torch.uint8)
-        lengths[r] = len(new)
-        changed += 1
-        relabel_row(labels, int(r), new, relabel, set(), at_start=False)
-    return changed
 
 
 SHORT_PUNCT = b"{}[]()<>\"'`\\/|,;:.!?@#$%^&*-_=+~ \n\t\r\x00"
@@ -704,8 +641,6 @@ def train_step(
         augment_batch(x, lengths, labels, hooks.augment, cfg.augment_prob, rng)
     if cfg.crop_prob > 0:
         x, lengths = crop_batch(x, lengths, labels, cfg, rng, set(hooks.multilabel), hooks.relabel)
-    if cfg.word_crop_prob > 0:
-        word_crop_batch(x, lengths, labels, cfg, rng, hooks.relabel)
     if cfg.short_prob > 0:
         short_batch(x, lengths, labels, cfg, rng, hooks.relabel, hooks.short_labels)
     prepared = model.prepare(x, lengths)

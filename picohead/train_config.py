@@ -64,13 +64,6 @@ class TrainConfig:
     crop_prob: float = 0.0
     crop_min: int = 8
     crop_max: int = 256
-    # Word crops: this share of the rows with a text_lang label is cut to one to five whole words
-    # of the row (40 % one, 30 % two, 30 % three to five, the mix of picohead.data.words), or to one
-    # to eight characters of a run without spaces (Chinese, Japanese and Thai prose); only the
-    # language heads keep their labels and the ``crop_relabel`` heads are relabelled from the
-    # words. Byte crops (crop_prob) cut words in half and are seldom under 16 bytes, where most
-    # one- and two-word inputs lie. Runs after crop_prob, on rows it left longer than 16 bytes.
-    word_crop_prob: float = 0.0
     # Short inputs: this share of each batch becomes a 0..short_max-byte input (a few random
     # bytes, punctuation and whitespace, or the row's own first or some middle bytes) that only
     # the ``crop_relabel`` heads are trained on, relabelled from its bytes (no flag without
