@@ -62,7 +62,7 @@ class WindowData:
             data_hash=self.data_hash,
         )
 
-    def relabel(self, source: ModelSpec, target: ModelSpec) -> WindowData:
+    def reindex(self, source: ModelSpec, target: ModelSpec) -> WindowData:
         """These windows with their labels re-indexed from ``source``'s label lists (the spec they
         were loaded with) to ``target``'s, by name: the tiers of a bundle assembled from several
         runs differ in their lists (content-v14: tiny 147 MIME labels, the others 162). A sample

@@ -260,13 +260,13 @@ def file_metrics(path: Path, data: WindowData, data_spec: ModelSpec | None = Non
     """An exported file's embedded spec (its calibrated thresholds), the loaded file
     (:class:`picohead_runtime.model.LoadedModel`), and its per-head metrics on ``data``. With
     ``data_spec`` (the spec ``data`` was loaded with), labels are re-indexed to the file's own
-    lists first (:meth:`WindowData.relabel`); without it, ``data`` must use the file's lists."""
+    lists first (:meth:`WindowData.reindex`); without it, ``data`` must use the file's lists."""
     from picohead_runtime import scoring
 
     model = scoring.open_file(path)
     spec = model.meta.spec
     if data_spec is not None:
-        data = data.relabel(data_spec, spec)
+        data = data.reindex(data_spec, spec)
     logits = scoring.file_logits(model, data.windows, data.lengths)
     return spec, model, evaluate_logits(spec, logits, data)
 

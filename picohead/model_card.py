@@ -73,7 +73,7 @@ def onnx_test_report(files: dict[str, Path], spec: ModelSpec, test: WindowData) 
         tier_spec, model, full = file_metrics(path, test, spec)
         subsets = {
             k: evaluate_logits(tier_spec, scoring.file_logits(model, d.windows, d.lengths),
-                               d.relabel(spec, tier_spec))
+                               d.reindex(spec, tier_spec))
             if len(d)
             else {}
             for k, d in short.items()

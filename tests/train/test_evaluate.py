@@ -58,7 +58,7 @@ def test_multilabel_metrics_report_lookalike_and_binary_false_alarms():
     assert "binaries" not in multilabel_metrics(head, np.log(probs / (1 - probs)), y, look)
 
 
-def test_relabel_reindexes_labels_by_name_for_a_tier_with_other_lists():
+def test_reindex_maps_labels_by_name_for_a_tier_with_other_lists():
     """The tiers of a bundle assembled from several runs differ in their label lists (content-v14:
     tiny 147 MIME labels, the others 162): a test split loaded with one list is re-indexed to each
     file's own, and a sample whose label the tier lacks leaves that head (score_folder.py crashed
@@ -80,12 +80,12 @@ def test_relabel_reindexes_labels_by_name_for_a_tier_with_other_lists():
         label_mask={"kind": np.array([True, True, True, False]), "risk": np.ones(4, dtype=bool)},
         sources=np.array(["s"] * 4, dtype=object), ids=np.array(list("wxyz"), dtype=object),
         data_hash="h")
-    out = data.relabel(wide, narrow)
+    out = data.reindex(wide, narrow)
     assert out.labels["kind"].tolist() == [1, -1, 0, -1]  # a -> 1, b -> none, c -> 0
     assert out.label_mask["kind"].tolist() == [True, False, True, False]
     assert out.labels["risk"].tolist() == [[0], [1], [0], [0]]
     assert out.label_mask["risk"].tolist() == [False, True, True, True]  # its key is not scored
-    assert data.relabel(wide, wide).labels["kind"].tolist() == [0, 1, 2, -1]
+    assert data.reindex(wide, wide).labels["kind"].tolist() == [0, 1, 2, -1]
     m = softmax_metrics(narrow.heads[0], np.log(np.array([[0.1, 0.9], [0.9, 0.1]])),
                         out.labels["kind"][out.label_mask["kind"]])
     assert m["n"] == 2 and m["accuracy"] == 1.0
