@@ -195,10 +195,14 @@ def shift_outcomes(
 ) -> dict[str, float]:
     """Shares (%) of rows a head answers right, answers with the right family's generic label,
     answers wrong, or leaves unknown/gated off (``row_outcomes``, counted)."""
+    return _shares(row_outcomes(spec, head, probs, truth, same, family))
+
+
+def _shares(outcomes: list[str]) -> dict[str, float]:
     n = dict.fromkeys(("right", "generic_right", "wrong", "unanswered"), 0)
-    for o in row_outcomes(spec, head, probs, truth, same, family):
+    for o in outcomes:
         n[o] += 1
-    total = max(1, len(truth))
+    total = max(1, len(outcomes))
     return {k: round(100 * v / total, 2) for k, v in n.items()}
 
 
@@ -210,33 +214,67 @@ def replace_head(spec: ModelSpec, head: HeadSpec) -> ModelSpec:
 def shift_choice_key(o: dict[str, float], max_wrong: float | None) -> tuple[bool, float]:
     """How the shift calibrations rank outcomes (% right / generic_right / wrong): those within
     ``max_wrong`` first, by their useful answers (a right generic one worth ``GENERIC_WORTH``);
-    the rest (all, when ``max_wrong`` is None) by their useful answers net of the wrong ones."""
+    the rest (all, when ``max_wrong`` is None) by their useful answers net of the wrong ones.
+    Where the outcome carries ``wrong_upper`` (``producer_upper``), the bound is checked on it
+    rather than on the point estimate."""
     useful = o["right"] + GENERIC_WORTH * o["generic_right"]
-    ok = max_wrong is not None and o["wrong"] <= max_wrong
+    ok = max_wrong is not None and o.get("wrong_upper", o["wrong"]) <= max_wrong
     return ok, useful if ok else useful - o["wrong"]
+
+
+# The wrong-answer bound is checked on this upper percentile of the wrong share over dev's
+# producers resampled with replacement (``producer_upper``): held to 2 % on the point estimate,
+# content-v14's pro MIME answered 1.94 % wrong on wild-dev and 3.4 % on wild-test, because a
+# half of other producers differs from dev by more than the fit's own error
+# (benchmarks/results/bound_holdout/).
+BOUND_QUANTILE = 0.9
+BOOTSTRAP_DRAWS = 400
+
+
+def producer_upper(wrong: np.ndarray, groups: list[str] | np.ndarray,
+                   q: float = BOUND_QUANTILE, draws: int = BOOTSTRAP_DRAWS) -> float:
+    """The ``q`` percentile (%) of the share of ``wrong`` rows when the producers (``groups``,
+    one per row) are drawn with replacement ``draws`` times, seeded: how high the wrong share of
+    a set of producers like these may go, for a bound meant to hold on producers not yet seen.
+    Not a confidence bound on a fitted threshold's own error (cross-fitting is for that)."""
+    _, g = np.unique(np.asarray(groups), return_inverse=True)
+    n_g = np.bincount(g).astype(np.float64)
+    w_g = np.bincount(g, weights=np.asarray(wrong, dtype=np.float64), minlength=len(n_g))
+    weights = np.random.default_rng(0).multinomial(len(n_g), np.full(len(n_g), 1 / len(n_g)),
+                                                   size=draws).astype(np.float64)
+    share = (weights @ w_g) / np.maximum(weights @ n_g, 1.0)
+    return round(100 * float(np.quantile(share, q)), 2)
 
 
 def calibrate_under_shift(
     spec: ModelSpec, head: str, probs: list[np.ndarray], truth: list[str],
     same: Callable[[str, str], bool], family: Callable[[str], str | None],
     fallbacks: dict[str, str] | None = None, max_wrong: float | None = 2.0,
+    groups: list[str] | None = None, bound_quantile: float | None = BOUND_QUANTILE,
 ) -> tuple[ModelSpec, dict[str, Any]]:
     """One threshold for ``head`` (replacing per-label ones) and, with ``fallbacks``, the
     family-mass threshold, chosen on a held-out set from producers unlike the training data
     (content-v8: the wild suite's dev half): the most useful answers
     whose wrong answers stay at or under ``max_wrong`` % of rows (a right generic answer counts
     ``GENERIC_WORTH`` of a right specific one); where no threshold keeps that bound (or
-    ``max_wrong`` is None), the most useful answers net of the wrong ones.
+    ``max_wrong`` is None), the most useful answers net of the wrong ones. With ``groups`` (each
+    row's producer) and ``bound_quantile``, the bound is checked on the ``producer_upper``
+    percentile of the wrong share rather than on the share itself.
     Returns the new spec and the grid it chose from."""
     base = spec.head(head)
+    upper = groups is not None and bound_quantile is not None and max_wrong is not None
     grid = []
     for t in np.concatenate(([0.0], GRID, [0.97, 0.99])):
         for f in (SHIFT_FALLBACK_GRID if fallbacks else (0.5,)):
             cand = replace_head(spec, dataclasses.replace(
                 base, threshold=float(t), label_thresholds={}, fallbacks=dict(fallbacks or {}),
                 fallback_threshold=float(f)))
-            grid.append((cand, {"threshold": float(t), "fallback_threshold": float(f),
-                                **shift_outcomes(cand, head, probs, truth, same, family)}))
+            rows = row_outcomes(cand, head, probs, truth, same, family)
+            o = {"threshold": float(t), "fallback_threshold": float(f), **_shares(rows)}
+            if upper:
+                o["wrong_upper"] = producer_upper(np.array([r == "wrong" for r in rows]),
+                                                  groups or [], bound_quantile or 0.0)
+            grid.append((cand, o))
     best = max(grid, key=lambda g: (*shift_choice_key(g[1], max_wrong), g[1]["right"],
                                     -g[1]["threshold"]))
     return best[0], {"chosen": best[1], "grid": [g[1] for g in grid]}
@@ -257,7 +295,7 @@ def calibrate_labels_under_shift(
     spec: ModelSpec, head: str, probs: list[np.ndarray], truth: list[str],
     same: Callable[[str, str], bool], family: Callable[[str], str | None],
     fallbacks: dict[str, str] | None = None, max_wrong: float | None = 2.0,
-    groups: list[str] | None = None,
+    groups: list[str] | None = None, bound_quantile: float | None = BOUND_QUANTILE,
 ) -> tuple[ModelSpec, dict[str, Any]]:
     """Like :func:`calibrate_under_shift`, but a threshold per top-1 label: a model unsure of
     unseen producers is not unsure alike on every label (content-v8 pro on wild-test: top-1 right
@@ -283,6 +321,9 @@ def calibrate_labels_under_shift(
     dozen rows of a few producers overfits them (content-v11 pro code on wild-dev: 88.6 % right
     in sample, 80.3 % cross-fitted), and pooling pulls its threshold toward the head's.
     ``SHRINK_GRID`` holds 0, so the unpooled fit stays a candidate.
+
+    With ``groups`` and ``bound_quantile``, the bound is checked on the ``producer_upper``
+    percentile of the cross-fitted wrong share (``wrong_upper`` in the estimate).
 
     A label that no held-out row is truly of keeps its threshold too: its rows can only show its
     wrong answers, never a right one, so a fit would always silence it (content-v11 pro on
@@ -327,10 +368,14 @@ def calibrate_labels_under_shift(
         return chosen
 
     def judge(rows: np.ndarray, chosen: dict[int, int], below: np.ndarray) -> np.ndarray:
+        """Each of ``rows``' outcome (an index into ``kinds``) under ``chosen``."""
         k = np.array([chosen.get(int(j), -1) for j in top[rows]], dtype=np.intp)
         fitted = k >= 0
         answer = np.where(fitted, at[rows, np.maximum(k, 0)], at_own[rows])
-        return np.bincount(np.where(answer, ans[rows], below[rows]), minlength=4)
+        return np.where(answer, ans[rows], below[rows])
+
+    upper = groups is not None and bound_quantile is not None and max_wrong is not None
+    group_of = np.asarray(groups if groups is not None else [""] * len(truth))
 
     candidates = []
     for f in (SHIFT_FALLBACK_GRID if fallbacks else (0.5,)):
@@ -343,11 +388,17 @@ def calibrate_labels_under_shift(
             worth = np.array([1.0, GENERIC_WORTH, -pen, 0.0])
             value = np.where(at, worth[ans][:, None], worth[below][:, None])
             for m in SHRINK_GRID:
-                counts = sum((judge(held, fit(fitted, value, m), below)
-                              for fitted, held in folds), np.zeros(4, dtype=np.int64)) \
-                    if folds else judge(everyone, fit(everyone, value, m), below)
+                parts = [(held, judge(held, fit(fitted, value, m), below))
+                         for fitted, held in folds] if folds else \
+                    [(everyone, judge(everyone, fit(everyone, value, m), below))]
+                rows = np.concatenate([r for r, _ in parts])
+                codes = np.concatenate([c for _, c in parts])
+                counts = np.bincount(codes, minlength=4)
                 est = {k: round(100 * float(c) / max(1, len(truth)), 2)
                        for k, c in zip(kinds, counts)}
+                if upper:
+                    est["wrong_upper"] = producer_upper(codes == kinds.index("wrong"),
+                                                        group_of[rows], bound_quantile or 0.0)
                 candidates.append(({"penalty": pen, "shrink": m, "fallback_threshold": float(f)},
                                    value, est))
 

@@ -277,3 +277,55 @@ def test_extra_quiet_inputs_hold_a_flag_without_counting_in_its_f1():
     same, _ = calibrate_head(head, probs, y, 0.9, max_false=0.005,
                              quiet_probs=np.zeros((5, 2), dtype=np.float32))
     assert same == before
+
+
+def test_producer_upper_is_the_bootstrap_percentile_of_the_wrong_share():
+    import numpy as np
+
+    from picohead.calibrate import producer_upper
+
+    # every producer alike: every resample has the same share
+    assert producer_upper(np.array([1, 0, 0, 0] * 25), [f"p{i // 4}" for i in range(100)]) == 25.0
+    # the wrong answers all from one of ten producers: the share is 10 % on the whole set, and
+    # a resample that draws that producer twice or more shows 20 % or more
+    wrong = np.array([1] * 10 + [0] * 90)
+    groups = [f"p{i // 10}" for i in range(100)]
+    up = producer_upper(wrong, groups, q=0.9)
+    assert 20.0 <= up <= 40.0
+    assert producer_upper(wrong, groups, q=0.5) <= up
+    assert producer_upper(wrong, groups, q=0.9) == up  # seeded
+
+
+def test_the_bound_is_checked_on_the_producer_upper_percentile():
+    """A threshold whose wrong answers sit at the bound on the whole set, but all come from one
+    producer, does not keep the bound once it is checked on the bootstrap percentile: the choice
+    moves to a stricter threshold (the point estimate, bound_quantile=None, keeps the old one)."""
+    import numpy as np
+
+    from picohead.calibrate import calibrate_under_shift, shift_outcomes
+    from picohead_runtime.spec import ModelSpec
+
+    spec = ModelSpec.from_dict({
+        "name": "t", "family": "steady", "tiers": ["tiny"], "window": {"head": 8, "tail": 8},
+        "arch": {"buckets": {"tiny": 16}, "dims": {"tiny": 4}, "ngrams": [1]},
+        "heads": [{"name": "mime", "kind": "softmax", "labels": ["image/gif", "image/png"]}]})
+    # 98 sure right GIFs from 49 producers; 2 wrong PNG answers at 0.7, both from producer p0;
+    # 50 right PNG answers at 0.7 from the same producers
+    probs = [np.array([[0.95, 0.05]] * 98 + [[0.3, 0.7]] * 52, dtype=np.float32)]
+    truth = ["image/gif"] * 98 + ["image/gif"] * 2 + ["image/png"] * 50
+    groups = [f"p{i // 2}" for i in range(98)] + ["p0", "p0"] + [f"p{i}" for i in range(50)]
+    same = str.__eq__
+
+    def fam(_t: str) -> None:
+        return None
+
+    point, _ = calibrate_under_shift(spec, "mime", probs, truth, same, fam, max_wrong=1.5,
+                                     groups=groups, bound_quantile=None)
+    upper, rep = calibrate_under_shift(spec, "mime", probs, truth, same, fam, max_wrong=1.5,
+                                       groups=groups, bound_quantile=0.9)
+    assert shift_outcomes(point, "mime", probs, truth, same, fam)["wrong"] == round(200 / 150, 2)
+    assert point.head("mime").threshold <= 0.7  # 1.33 % <= 1.5: the PNG answers stay
+    # checked on the 90th percentile they do not
+    assert rep["chosen"]["wrong_upper"] <= 1.5
+    assert shift_outcomes(upper, "mime", probs, truth, same, fam)["wrong"] == 0.0
+    assert upper.head("mime").threshold > 0.7

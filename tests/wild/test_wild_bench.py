@@ -280,3 +280,35 @@ def test_clone_list_into_a_closed_pipe_is_no_traceback() -> None:
     p.stdout.close()
     err = p.stderr.read().decode()
     assert p.wait(timeout=60) == 0 and "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_bound_holdout_calibrates_on_one_half_of_the_producers_and_reads_the_other(
+        tmp_path: Path) -> None:
+    """benchmarks/bound_holdout.py on a hand-made dev half of eight MIME producers: every split
+    calibrates on some producers and reads the rest, for each method asked for."""
+    suite = tmp_path / "suite"
+    mime = StageWriter(suite, "mime")
+    for i in range(8):
+        mime.add(tiny_png() + bytes([i]), "image/png", producer=f"git:p{i}/png", licence="MIT",
+                 path=f"{i}.png")
+        mime.add(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n" + str(i).encode() + b" 0 obj\n<<>>\nendobj\n",
+                 "application/pdf", producer=f"git:p{i}/png", licence="MIT", path=f"{i}.pdf")
+    mime.close()
+    recs = finalise(suite)
+    (suite / "manifest.jsonl").write_text("".join(json.dumps({**r, "split": "dev"}) + "\n"
+                                                  for r in recs))
+    out = tmp_path / "bh.json"
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bound_holdout.py"),
+                        "--suite", str(suite), "--tiers", "tiny", "--tasks", "mime",
+                        "--splits", "3", "--quantiles", "none,0.9", "--out", str(out)],
+                       capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stderr
+    x = json.loads(out.read_text())["results"]["tiny"]["mime"]
+    assert x["dev_rows"] == 16 and x["producers"] == 8
+    assert set(x["summary"]) == {"point", "upper90"}
+    for runs in x["runs"].values():
+        assert runs and all(r["calibrated_rows"] + r["held_out_rows"] == 16 for r in runs)
+        assert all(sum(r["held_out"].values()) == pytest.approx(100, abs=0.1) for r in runs)
+    s = x["summary"]["point"]
+    assert 0 <= s["held"] <= s["of"] <= 3
+    assert "| tiny | mime | upper90 |" in out.with_suffix(".md").read_text()
