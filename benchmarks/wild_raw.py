@@ -8,7 +8,11 @@ For each model folder and tier, the share of the task's records (``mime``, ``cod
 folded onto the suite's by ``wild_maps``), from each tier file's own onnxruntime session on the
 runtime's windows. It is threshold-free: two trials calibrated differently are compared on what
 their heads rank first, where ``wild.py score`` reports final answers at each file's thresholds.
-What it does not do: choose thresholds, score anchors, or test significance.
+With two model folders it also resamples the half's producers with replacement (paired: both
+models on the same records) and prints the 5th-95th percentiles of the difference B - A per tier
+and the share of resamples where B is ahead; that is the spread over producers, not over training
+seeds (a second seed of A measures that).
+What it does not do: choose thresholds or score anchors.
 """
 
 from __future__ import annotations
@@ -50,10 +54,28 @@ def raw_top1(model_dir: str, tier: str, suite: Path, task: str, recs: list[dict[
         n[t] += 1
         right[t] += bool(same(labels[int(k)], t))
     total = sum(n.values())
-    return {"n": total, "raw_top1": round(100 * sum(right.values()) / max(1, total), 2),
+    hits = [int(bool(same(labels[int(k)], truth_of(task, r["label"])))) for r, k in zip(recs, top)]
+    return {"n": total, "hits": hits, "raw_top1": round(100 * sum(right.values()) / max(1, total), 2),
             "in_vocab": sorted({truth_of(task, lab) for lab in labels} & set(n)),
             "per_label": {t: {"n": n[t], "raw_top1": round(100 * right[t] / n[t], 1)}
                           for t in sorted(n)}}
+
+
+def paired_bootstrap(a: list[int], b: list[int], producers: list[str], draws: int = 2000
+                     ) -> dict[str, float]:
+    """B - A in raw top-1 points with the producers drawn with replacement (seeded): the mean
+    difference, its 5th and 95th percentiles and the share of draws where B is ahead."""
+    import numpy as np
+
+    _, g = np.unique(np.asarray(producers), return_inverse=True)
+    n = np.bincount(g).astype(np.float64)
+    d = np.bincount(g, weights=np.asarray(b, np.float64) - np.asarray(a, np.float64))
+    w = np.random.default_rng(0).multinomial(len(n), np.full(len(n), 1 / len(n)), size=draws)
+    diff = 100 * (w @ d) / np.maximum(w @ n, 1.0)
+    return {"diff": round(100 * float(d.sum() / n.sum()), 2),
+            "p5": round(float(np.quantile(diff, 0.05)), 2),
+            "p95": round(float(np.quantile(diff, 0.95)), 2),
+            "b_ahead": round(float((diff > 0).mean()), 3)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,6 +98,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{a.task}, wild {a.split} ({len(recs)} records): raw top-1 %, " + " | ".join(a.models))
     for t in tiers:
         print(f"  {t:5} " + " | ".join(f"{res[m][t]['raw_top1']:6.2f}" for m in a.models))
+    paired = {}
+    if len(a.models) == 2:
+        A, B = a.models
+        for t in tiers:
+            paired[t] = paired_bootstrap(res[A][t]["hits"], res[B][t]["hits"],
+                                         [r["producer"] for r in recs])
+            p = paired[t]
+            print(f"  {t:5} B - A {p['diff']:+.2f} (producer bootstrap 5th-95th {p['p5']:+.2f} "
+                  f"to {p['p95']:+.2f}; B ahead in {100 * p['b_ahead']:.1f} %)")
+    for m in res.values():
+        for t in m.values():
+            del t["hits"]
     for lab in filter(None, a.labels.split(",")):
         cells = []
         for m in a.models:
@@ -85,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {lab} (n={n}): " + " | ".join(cells))
     if a.out:
         Path(a.out).write_text(json.dumps({"suite": str(suite), "split": a.split, "task": a.task,
-                                           "command": " ".join(sys.argv), "models": res},
+                                           "command": " ".join(sys.argv), "models": res,
+                                           "paired": paired},
                                           indent=1) + "\n")
     return 0
 

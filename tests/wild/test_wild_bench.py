@@ -229,6 +229,21 @@ def test_wild_raw_gives_raw_top1_per_label_for_each_model(tmp_path: Path) -> Non
     assert abs(100 * right / pro["n"] - pro["raw_top1"]) < 0.1  # overall is the per-label sum
     assert pro["per_label"]["image/png"]["raw_top1"] == 100.0  # a PNG signature, ranked first
     assert wild_raw.main([model, "--suite", str(suite), "--split", "test", "--task", "risk"]) == 2
+    paired = json.loads(out.read_text())["paired"]  # a model beside itself: no difference
+    assert paired["pro"] == {"diff": 0.0, "p5": 0.0, "p95": 0.0, "b_ahead": 0.0}
+
+
+def test_wild_raw_paired_bootstrap_resamples_producers() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import wild_raw
+
+    # B right on every file of producer p0 where A is wrong; elsewhere both alike
+    a = [0] * 10 + [1] * 30
+    b = [1] * 10 + [1] * 30
+    prods = ["p0"] * 10 + [f"p{1 + i // 10}" for i in range(30)]
+    p = wild_raw.paired_bootstrap(a, b, prods)
+    assert p["diff"] == 25.0 and p["p5"] <= 25.0 <= p["p95"] and p["p5"] >= 0.0
+    assert 0.5 < p["b_ahead"] < 1.0  # a draw without p0 shows no difference
 
 
 def test_build_refuses_unreadable_pinned_splits_before_building(tmp_path: Path) -> None:
