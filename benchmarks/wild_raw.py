@@ -29,6 +29,7 @@ sys.path.insert(0, str(HERE))
 
 from wild_calibration import probabilities, same_fn, truth_of, windows  # noqa: E402
 
+from picohead.calibrate import producer_resampled_means  # noqa: E402
 from picohead.wild.score import TASK_HEAD  # noqa: E402
 from picohead.wild.suite import load_suite  # noqa: E402
 from picohead_runtime import scoring  # noqa: E402
@@ -49,12 +50,14 @@ def raw_top1(model_dir: str, tier: str, suite: Path, task: str, recs: list[dict[
     same = same_fn(task)
     n: Counter[str] = Counter()
     right: Counter[str] = Counter()
+    hits = []  # per record, for the paired comparison of two models
     for r, k in zip(recs, top):
         t = truth_of(task, r["label"])
+        hit = int(bool(same(labels[int(k)], t)))
         n[t] += 1
-        right[t] += bool(same(labels[int(k)], t))
+        right[t] += hit
+        hits.append(hit)
     total = sum(n.values())
-    hits = [int(bool(same(labels[int(k)], truth_of(task, r["label"])))) for r, k in zip(recs, top)]
     return {"n": total, "hits": hits, "raw_top1": round(100 * sum(right.values()) / max(1, total), 2),
             "in_vocab": sorted({truth_of(task, lab) for lab in labels} & set(n)),
             "per_label": {t: {"n": n[t], "raw_top1": round(100 * right[t] / n[t], 1)}
@@ -63,16 +66,14 @@ def raw_top1(model_dir: str, tier: str, suite: Path, task: str, recs: list[dict[
 
 def paired_bootstrap(a: list[int], b: list[int], producers: list[str], draws: int = 2000
                      ) -> dict[str, float]:
-    """B - A in raw top-1 points with the producers drawn with replacement (seeded): the mean
-    difference, its 5th and 95th percentiles and the share of draws where B is ahead."""
+    """B - A in raw top-1 points with the producers drawn with replacement (seeded,
+    ``picohead.calibrate.producer_resampled_means``): the mean difference, its 5th and 95th
+    percentiles and the share of draws where B is ahead."""
     import numpy as np
 
-    _, g = np.unique(np.asarray(producers), return_inverse=True)
-    n = np.bincount(g).astype(np.float64)
-    d = np.bincount(g, weights=np.asarray(b, np.float64) - np.asarray(a, np.float64))
-    w = np.random.default_rng(0).multinomial(len(n), np.full(len(n), 1 / len(n)), size=draws)
-    diff = 100 * (w @ d) / np.maximum(w @ n, 1.0)
-    return {"diff": round(100 * float(d.sum() / n.sum()), 2),
+    d = np.asarray(b, np.float64) - np.asarray(a, np.float64)
+    diff = 100 * producer_resampled_means(d, producers, draws)
+    return {"diff": round(100 * float(d.mean()), 2),
             "p5": round(float(np.quantile(diff, 0.05)), 2),
             "p95": round(float(np.quantile(diff, 0.95)), 2),
             "b_ahead": round(float((diff > 0).mean()), 3)}
@@ -98,18 +99,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{a.task}, wild {a.split} ({len(recs)} records): raw top-1 %, " + " | ".join(a.models))
     for t in tiers:
         print(f"  {t:5} " + " | ".join(f"{res[m][t]['raw_top1']:6.2f}" for m in a.models))
+    hits = {m: {t: r.pop("hits") for t, r in by_tier.items()} for m, by_tier in res.items()}
     paired = {}
     if len(a.models) == 2:
         A, B = a.models
         for t in tiers:
-            paired[t] = paired_bootstrap(res[A][t]["hits"], res[B][t]["hits"],
-                                         [r["producer"] for r in recs])
+            paired[t] = paired_bootstrap(hits[A][t], hits[B][t], [r["producer"] for r in recs])
             p = paired[t]
             print(f"  {t:5} B - A {p['diff']:+.2f} (producer bootstrap 5th-95th {p['p5']:+.2f} "
                   f"to {p['p95']:+.2f}; B ahead in {100 * p['b_ahead']:.1f} %)")
-    for m in res.values():
-        for t in m.values():
-            del t["hits"]
     for lab in filter(None, a.labels.split(",")):
         cells = []
         for m in a.models:

@@ -231,19 +231,25 @@ BOUND_QUANTILE = 0.9
 BOOTSTRAP_DRAWS = 400
 
 
-def producer_upper(wrong: np.ndarray, groups: list[str] | np.ndarray,
-                   q: float = BOUND_QUANTILE, draws: int = BOOTSTRAP_DRAWS) -> float:
-    """The ``q`` percentile (%) of the share of ``wrong`` rows when the producers (``groups``,
-    one per row) are drawn with replacement ``draws`` times, seeded: how high the wrong share of
-    a set of producers like these may go, for a bound meant to hold on producers not yet seen.
-    Not a confidence bound on a fitted threshold's own error (cross-fitting is for that)."""
+def producer_resampled_means(values: np.ndarray, groups: list[str] | np.ndarray,
+                             draws: int = BOOTSTRAP_DRAWS) -> np.ndarray:
+    """The mean of ``values`` (one per row) over the rows of the producers (``groups``, one per
+    row) drawn with replacement, ``draws`` times (seeded): ``[draws]``."""
     _, g = np.unique(np.asarray(groups), return_inverse=True)
     n_g = np.bincount(g).astype(np.float64)
-    w_g = np.bincount(g, weights=np.asarray(wrong, dtype=np.float64), minlength=len(n_g))
+    v_g = np.bincount(g, weights=np.asarray(values, dtype=np.float64), minlength=len(n_g))
     weights = np.random.default_rng(0).multinomial(len(n_g), np.full(len(n_g), 1 / len(n_g)),
                                                    size=draws).astype(np.float64)
-    share = (weights @ w_g) / np.maximum(weights @ n_g, 1.0)
-    return round(100 * float(np.quantile(share, q)), 2)
+    return np.asarray((weights @ v_g) / np.maximum(weights @ n_g, 1.0))
+
+
+def producer_upper(wrong: np.ndarray, groups: list[str] | np.ndarray,
+                   q: float = BOUND_QUANTILE, draws: int = BOOTSTRAP_DRAWS) -> float:
+    """The ``q`` percentile (%) of the share of ``wrong`` rows when the producers are drawn with
+    replacement (``producer_resampled_means``): how high the wrong share of a set of producers
+    like these may go, for a bound meant to hold on producers not yet seen. Not a confidence
+    bound on a fitted threshold's own error (cross-fitting is for that)."""
+    return round(100 * float(np.quantile(producer_resampled_means(wrong, groups, draws), q)), 2)
 
 
 def calibrate_under_shift(
