@@ -1126,6 +1126,29 @@ def gen_wasm(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
         yield mod, "application/wasm", {}
 
 
+# Debian's cross compilers (gcc-<target> with libc6-dev-<arch>-cross): without them every generated
+# ELF file was x86-64, while the wild suite's executables are also i386, ARM, MIPS, PowerPC and
+# SPARC test files (content-v14's pro read 32-bit ET_EXEC executables as object files).
+ELF_TARGETS: tuple[str, ...] = (
+    "i686-linux-gnu", "arm-linux-gnueabihf", "aarch64-linux-gnu", "mips-linux-gnu",
+    "powerpc64le-linux-gnu", "riscv64-linux-gnu", "s390x-linux-gnu",
+)
+
+
+def _c_compilers() -> list[str]:
+    """The native ``gcc`` first, then each cross compiler of :data:`ELF_TARGETS` found on PATH
+    (``picohead.data.requirements`` names the missing ones before a build); empty without gcc."""
+    native = shutil.which("gcc")
+    if not native:
+        return []
+    return [native] + [c for c in (shutil.which(f"{t}-gcc") for t in ELF_TARGETS) if c]
+
+
+def _pick_compiler(rng: random.Random, ccs: list[str]) -> str:
+    """The native compiler for 40 % of the files, else one of the cross compilers at random."""
+    return ccs[0] if len(ccs) == 1 or rng.random() < .4 else rng.choice(ccs[1:])
+
+
 def _c_unit(rng: random.Random, pool: Pool, i: int) -> tuple[str, list[str]]:
     """A random C translation unit (string constants from the pool, arithmetic functions) and
     the names of its non-static functions."""
@@ -1147,18 +1170,20 @@ def _c_unit(rng: random.Random, pool: Pool, i: int) -> tuple[str, list[str]]:
 
 
 def gen_linked(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
-    """Linked ELF files from random C units (``gcc``): PIE and non-PIE executables, static ones,
-    and shared libraries, at random optimisation, debug and strip settings. Each is labelled by
-    its header (``picohead.data.elf``), so PIE executables and libraries, both ET_DYN, are told
-    apart by PT_INTERP as in every other ELF sample (skipped with a warning without gcc)."""
+    """Linked ELF files from random C units (``gcc`` and the cross compilers of
+    :data:`ELF_TARGETS`): PIE and non-PIE executables, static ones, and shared libraries, at random
+    optimisation, debug and strip settings. Each is labelled by its header
+    (``picohead.data.elf``), so PIE executables and libraries, both ET_DYN, are told apart by
+    PT_INTERP as in every other ELF sample (skipped with a warning without gcc)."""
     from picohead.data.elf import elf_mime
 
-    cc = shutil.which("gcc")
-    if not cc:
+    ccs = _c_compilers()
+    if not ccs:
         log.warning("gcc not found: skipping linked executables and libraries (apt-get install gcc)")
         return
     with tempfile.TemporaryDirectory() as td:
         for i in range(n):
+            cc = _pick_compiler(rng, ccs)
             unit, names = _c_unit(rng, pool, i)
             kind = rng.choice(["pie", "pie", "no-pie", "static", "shared", "shared"])
             if kind != "shared":
@@ -1180,14 +1205,16 @@ def gen_linked(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
 
 
 def gen_objects(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
-    """ELF relocatable objects: random C translation units compiled with ``gcc -c`` at random
-    optimisation, debug, PIC and standard settings (skipped with a warning without gcc)."""
-    cc = shutil.which("gcc")
-    if not cc:
+    """ELF relocatable objects: random C translation units compiled with ``gcc -c`` (or one of the
+    cross compilers of :data:`ELF_TARGETS`) at random optimisation, debug, PIC and standard
+    settings (skipped with a warning without gcc)."""
+    ccs = _c_compilers()
+    if not ccs:
         log.warning("gcc not found: skipping application/x-object (apt-get install gcc)")
         return
     with tempfile.TemporaryDirectory() as td:
         for i in range(n):
+            cc = _pick_compiler(rng, ccs)
             src = Path(td) / f"u{i}.c"
             src.write_text(_c_unit(rng, pool, i)[0], encoding="utf-8", errors="replace")
             out = Path(td) / f"u{i}.o"

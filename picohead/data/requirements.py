@@ -46,6 +46,14 @@ PROGRAMS: dict[str, str] = {
     "clzip": "clzip",
     "pdlzip": "pdlzip",
     "tarlz": "tarlz",
+    # cross compilers for ELF files of other architectures (formats.ELF_TARGETS)
+    "i686-linux-gnu-gcc": "gcc-i686-linux-gnu libc6-dev-i386-cross",
+    "arm-linux-gnueabihf-gcc": "gcc-arm-linux-gnueabihf libc6-dev-armhf-cross",
+    "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu libc6-dev-arm64-cross",
+    "mips-linux-gnu-gcc": "gcc-mips-linux-gnu libc6-dev-mips-cross",
+    "powerpc64le-linux-gnu-gcc": "gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross",
+    "riscv64-linux-gnu-gcc": "gcc-riscv64-linux-gnu libc6-dev-riscv64-cross",
+    "s390x-linux-gnu-gcc": "gcc-s390x-linux-gnu libc6-dev-s390x-cross",
 }
 ALLOW_FLAG = "--allow-missing-encoders"
 

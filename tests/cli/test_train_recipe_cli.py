@@ -124,4 +124,7 @@ def test_requirements_cover_the_data_extra_and_the_encoders():
     formats = (root / "picohead" / "data" / "formats.py").read_text()
     used = set(re.findall(r'shutil\.which\("([\w.+-]+)"\)', formats))
     used |= set(re.findall(r'subprocess\.run\(\["([\w.+-]+)"', formats))
+    from picohead.data.formats import ELF_TARGETS
+
+    used |= {f"{t}-gcc" for t in ELF_TARGETS}  # looked up by name pattern, not a literal
     assert used <= set(requirements.PROGRAMS), used - set(requirements.PROGRAMS)

@@ -74,3 +74,44 @@ def test_build_relabels_elf_by_header(tmp_path: Path) -> None:
     assert text["labels"]["mime"] == "text/plain"  # only ELF labels are read from the header
     assert changed == {"application/x-executable -> application/x-sharedlib": 1,
                        "application/x-sharedlib -> application/x-executable": 1}
+
+
+def test_elf_generators_draw_cross_compilers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gen_linked and gen_objects compile with the native gcc for ~40 % of the files and with the
+    cross compilers found on PATH (formats.ELF_TARGETS) for the rest; nothing without gcc."""
+    import random
+    from collections import Counter
+
+    from picohead.data import formats
+
+    found = {"gcc": "/n/gcc", "mips-linux-gnu-gcc": "/c/mips-linux-gnu-gcc",
+             "i686-linux-gnu-gcc": "/c/i686-linux-gnu-gcc"}
+    monkeypatch.setattr(formats.shutil, "which", found.get)
+    ccs = formats._c_compilers()
+    assert ccs == ["/n/gcc", "/c/i686-linux-gnu-gcc", "/c/mips-linux-gnu-gcc"]  # ELF_TARGETS order
+    rng = random.Random(0)
+    picks = Counter(formats._pick_compiler(rng, ccs) for _ in range(2000))
+    assert 0.35 < picks["/n/gcc"] / 2000 < 0.45
+    assert min(picks["/c/i686-linux-gnu-gcc"], picks["/c/mips-linux-gnu-gcc"]) > 500
+    assert formats._pick_compiler(rng, ["/n/gcc"]) == "/n/gcc"
+    monkeypatch.setattr(formats.shutil, "which", lambda p: None)
+    assert formats._c_compilers() == []
+
+
+def test_cross_compiled_objects_are_other_machines() -> None:
+    """With the cross compilers installed (the README's corpus apt line), gen_objects' files
+    carry other e_machine values than x86-64's 62 and are still labelled objects."""
+    import random
+    import shutil
+
+    from picohead.data import formats
+
+    if not (shutil.which("gcc") and shutil.which("mips-linux-gnu-gcc")):
+        pytest.skip("needs gcc and gcc-mips-linux-gnu")
+    pool = formats.Pool(["a few words of text to quote"] * 8, [], [], ["int x;"])
+    machines = set()
+    for data, mime, _ in formats.gen_objects(random.Random(3), pool, 12):
+        assert mime == "application/x-object" and data[:4] == b"\x7fELF"
+        le = data[5] == 1
+        machines.add(int.from_bytes(data[18:20], "little" if le else "big"))
+    assert len(machines) >= 3 and machines - {62}
