@@ -79,6 +79,11 @@ POOL = formats.Pool(["The quick brown fox jumps over the lazy dog.\nA second lin
                      "Ελληνικά κείμενα και 中文文本 in one pool.\n" * 30], [], [])
 
 
+def _e_type(data: bytes) -> int:
+    """An ELF file's e_type in its own byte order (EI_DATA 2: big-endian, as on MIPS and s390x)."""
+    return int.from_bytes(data[16:18], "big" if data[5] == 2 else "little")
+
+
 def _check(mime: str, data: bytes) -> None:
     """What libmagic looks for in each type (the structural part of `file --mime-type`)."""
     t = data.decode("utf-8", "replace")
@@ -98,7 +103,7 @@ def _check(mime: str, data: bytes) -> None:
         "image/x-xbitmap": lambda: t.startswith("#define") and "_bits[]" in t,
         "application/postscript": lambda: data.startswith(b"%!PS"),
         "application/wasm": lambda: data[:8] == b"\0asm\x01\0\0\0",
-        "application/x-object": lambda: data[:4] == b"\x7fELF" and data[16] == 1,  # ET_REL
+        "application/x-object": lambda: data[:4] == b"\x7fELF" and _e_type(data) == 1,  # ET_REL
         "application/x-compress": lambda: data[:2] == b"\x1f\x9d",
         "text/x-uuencode": lambda: t.startswith("begin ") and t.endswith("end\n"),
         "application/x-shar": lambda: t.startswith("#!/bin/sh\n# This is a shell archive"),
@@ -114,8 +119,8 @@ def _check(mime: str, data: bytes) -> None:
         "audio/x-voc": lambda: data.startswith(b"Creative Voice File\x1a"),
         "application/x-mach-binary": lambda: data[:4] in (b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe")
                                              or data[:4] == b"\xca\xfe\xba\xbe" and data[4:7] == b"\0\0\0",
-        "application/x-executable": lambda: data[:4] == b"\x7fELF" and data[16] in (2, 3),
-        "application/x-sharedlib": lambda: data[:4] == b"\x7fELF" and data[16] == 3,
+        "application/x-executable": lambda: data[:4] == b"\x7fELF" and _e_type(data) in (2, 3),
+        "application/x-sharedlib": lambda: data[:4] == b"\x7fELF" and _e_type(data) == 3,
         "image/x-xfig": lambda: t.startswith("#FIG 3."),
         "application/xhtml+xml": lambda: 'xmlns="http://www.w3.org/1999/xhtml"' in t
                                          and minidom.parseString(data) is not None,
