@@ -511,8 +511,10 @@ class SteadyModel(nn.Module):
         lengths: torch.Tensor,
         tier: str,
         prepared: tuple[torch.Tensor, ...] | None = None,
+        table: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Mean n-gram embedding for ``tier``; ``prepared`` (from :meth:`prepare`) reuses hashes."""
+        """Mean n-gram embedding for ``tier``; ``prepared`` (from :meth:`prepare`) reuses hashes,
+        ``table`` the tier's table slice (:meth:`tier_table`)."""
         cfg = self.cfg
         exact = not self.use_bag
         if prepared is None:
@@ -520,7 +522,8 @@ class SteadyModel(nn.Module):
         h, weights = prepared[0], prepared[1]
         rows = cfg.buckets[tier]
         idx = buckets_of(h, rows, exact_ops=exact)
-        table = self.table[:rows, : cfg.dims[tier]]
+        if table is None:
+            table = self.tier_table(tier)
         z = self._mean(idx, weights.to(table.dtype), table)
         if cfg.hidden:
             z = F.gelu(self.hidden(z, cfg.hidden))
@@ -530,13 +533,18 @@ class SteadyModel(nn.Module):
                 z = torch.cat((z, det), dim=1)
         return z  # with ``local_heads``, the detector is passed to those heads separately
 
-    def position_features(self, tier: str, prepared: tuple[torch.Tensor, ...]) -> torch.Tensor:
+    def tier_table(self, tier: str) -> torch.Tensor:
+        """The rows and dims of the table that ``tier`` reads."""
+        return self.table[: self.cfg.buckets[tier], : self.cfg.dims[tier]]
+
+    def position_features(
+        self, tier: str, prepared: tuple[torch.Tensor, ...], table: torch.Tensor
+    ) -> torch.Tensor:
         """``[B, dims[tier]]``: the mean table row of the positional n-grams alone (the
-        ``position_heads`` read it beside the shared mean). A gather of their few rows, after the
-        shared mean in the graph (the exported table's int8 dequantization comes first)."""
-        cfg = self.cfg
-        rows = cfg.buckets[tier]
-        table = self.table[:rows, : cfg.dims[tier]]
+        ``position_heads`` read it beside the shared mean). A gather of their few rows from the
+        same ``table`` slice as the shared mean (one slice: an exported graph that sliced the
+        table twice would store it twice), after the shared mean in the graph."""
+        rows = table.shape[0]
         idx = buckets_of(prepared[2], rows, exact_ops=not self.use_bag).flatten(1)
         w = prepared[3].flatten(1).to(table.dtype)
         total = torch.matmul(w.unsqueeze(1), F.embedding(idx, table)).squeeze(1)
@@ -659,10 +667,11 @@ class SteadyModel(nn.Module):
     ) -> dict[str, torch.Tensor]:
         if prepared is None:
             prepared = self._mean_hashes(data, lengths)
-        z = self.features(data, lengths, tier, prepared)
+        table = self.tier_table(tier)
+        z = self.features(data, lengths, tier, prepared, table)
         extras: list[torch.Tensor | None] = []
         if self.cfg.position_heads:
-            extras.append(self.position_features(tier, prepared))
+            extras.append(self.position_features(tier, prepared, table))
         if self.cfg.local and self.cfg.local_heads:
             extras.append(self._detector(data, lengths, tier, prepared))
         return self.heads(z, tier, extras)

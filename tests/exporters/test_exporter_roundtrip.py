@@ -322,3 +322,33 @@ def test_steady_position_heads_round_trip(tmp_path):
         "buckets": {"tiny": 512, "small": 16384},
     }
     _export_every_tier_fp32(ModelSpec.from_dict(d), 5, tmp_path)
+
+
+@pytest.mark.slow
+def test_position_heads_store_the_table_once(tmp_path):
+    """The positional mean gathers from the shared mean's table slice: the int8 file grows by
+    the extra head weights only, not by a second copy of the table (small reads 16,384 x 16)."""
+    import torch
+
+    from picohead.export import export_tier
+    from picohead.models import build_model
+    from picohead.testing import toy_spec
+    from picohead_runtime.spec import ModelSpec
+
+    sizes = {}
+    for heads in ([], ["kind"]):
+        d = toy_spec("steady")
+        d["arch"] = {
+            **d["arch"],
+            "position_heads": heads,
+            "buckets": {"tiny": 512, "small": 16384},
+        }
+        spec = ModelSpec.from_dict(d)
+        torch.manual_seed(0)
+        model = build_model(spec).eval()
+        for tier in spec.tiers:
+            r = export_tier(model, spec, tier, out=tmp_path / str(len(heads)), latency_runs=0)
+            assert r.ok, r.failures
+            sizes[len(heads), tier] = Path(r.path).stat().st_size
+    for tier in ("tiny", "small"):
+        assert sizes[1, tier] - sizes[0, tier] < 4096, sizes

@@ -100,7 +100,9 @@ def test_position_heads_read_the_positional_mean_and_no_other_head_does():
     with torch.no_grad():
         before = model(x, lengths, "small")
         real = model.position_features
-        model.position_features = lambda tier, prepared: real(tier, prepared) * -2.0 + 0.3
+        model.position_features = lambda tier, prepared, table: (
+            real(tier, prepared, table) * -2.0 + 0.3
+        )
         after = model(x, lengths, "small")
         del model.position_features
         for tier in spec.tiers:  # tier slices, and the export path, are the same function
