@@ -101,8 +101,6 @@ class SteadyConfig:
     hidden: int = 0  # 0: linear heads on the mean (byteSteady); >0: a GELU layer this wide first
     positions: int = 16  # n-grams starting in the first k bytes are also hashed with their offset
     position_share: float = 0.1  # total weight of those positional n-grams in the mean
-    position_offsets: tuple[int, ...] = ()  # more start offsets hashed with their offset (tar: 257)
-    tail_positions: int = 0  # n-grams ending in the last k bytes, hashed with their distance
     # Heads that also read a mean of the positional n-grams alone (empty: none; then the
     # positional n-grams reach the heads only through position_share of the shared mean).
     position_heads: tuple[str, ...] = ()
@@ -148,23 +146,8 @@ class SteadyConfig:
         _tier_map(self.dims, tiers, "dims")
         if not 0 <= self.position_share < 1 or self.positions < 0:
             raise SpecError("arch: positions must be >= 0 and position_share in [0, 1)")
-        offs = self.position_offsets
-        if (
-            any(isinstance(o, bool) or not isinstance(o, int) for o in offs)
-            or list(offs) != sorted(set(offs))
-            or any(not self.positions <= o < 65536 for o in offs)
-        ):
-            raise SpecError(
-                f"arch.position_offsets: {list(offs)!r} must be increasing integers from "
-                f"positions ({self.positions}) up to 65535"
-            )
-        t = self.tail_positions
-        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= 4096:
-            raise SpecError(f"arch.tail_positions: {t!r} must be an integer in 0..4096 (0: off)")
-        if self.position_heads and not (self.positions or offs or t):
-            raise SpecError(
-                "arch.position_heads: needs positions, position_offsets or tail_positions"
-            )
+        if self.position_heads and not self.positions:
+            raise SpecError("arch.position_heads: needs positions > 0")
         if not self.ngrams or any(n < 1 or n > 16 for n in self.ngrams):
             raise SpecError("arch.ngrams: must be a non-empty list of n-gram lengths in 1..16")
         if any(n < 1 or n > 16 for n in (*self.local_ngrams, *self.shape_ngrams)):
@@ -195,6 +178,10 @@ RETIRED_ARCH: dict[str, tuple[Any, str]] = {
     "position_sum": (False, "position_sum_trial.json"),
     "lower_ngrams": ([], "added, never trained in a recipe"),
     "word_ngrams": ([], "word_ngrams_trial.json"),
+    # positional n-grams at more offsets (30, 38, 73, 257) and ending in the last bytes, also in
+    # the shared mean: less MIME and code than the positional mean alone
+    "position_offsets": ([], "position_heads_trial/README.md"),
+    "tail_positions": (0, "position_heads_trial/README.md"),
     # format features: offset-keyed n-grams of the first bytes, max-pooled into the type heads
     **{
         key: (off, "content_v8/format_short_trial.md")

@@ -306,7 +306,7 @@ def test_steady_mean_paths_round_trip(tmp_path):
 
 @pytest.mark.slow
 def test_steady_position_heads_round_trip(tmp_path):
-    """The positional mean of the position_heads (offsets and tail included) exports with parity
+    """The positional mean of the position_heads exports with parity
     on both mean paths: bucket counts (tiny) and gathers (small, over EXPORT_BAG_ROWS)."""
     from picohead.testing import toy_spec
     from picohead_runtime.spec import ModelSpec
@@ -316,8 +316,6 @@ def test_steady_position_heads_round_trip(tmp_path):
         **d["arch"],
         "positions": 16,
         "position_share": 0.1,
-        "position_offsets": [30, 100],
-        "tail_positions": 8,
         "position_heads": ["kind"],
         "buckets": {"tiny": 512, "small": 16384},
     }

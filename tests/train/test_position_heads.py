@@ -1,5 +1,5 @@
-"""Positional n-grams at extra offsets and at the tail, and the positional mean that only the
-``arch.position_heads`` read (the steady family)."""
+"""The positional mean that only the ``arch.position_heads`` read (the steady family), and the
+retired offset and tail positions."""
 
 from __future__ import annotations
 
@@ -16,8 +16,6 @@ from picohead_runtime.windows import batch_windows
 POSITIONAL = {
     "positions": 8,
     "position_share": 0.1,
-    "position_offsets": [30, 257],
-    "tail_positions": 6,
     "position_heads": ["kind"],
 }
 
@@ -35,61 +33,48 @@ def _spec(**arch) -> ModelSpec:
     return ModelSpec.from_dict(d)
 
 
-@pytest.mark.parametrize(
-    ("positions", "offsets", "tail", "share"),
-    [(16, (30, 257), 8, 0.2), (0, (40,), 0, 0.0), (4, (), 3, 0.5), (0, (), 5, 0.0)],
-)
-@pytest.mark.parametrize("sizes", [(1, 7, 40, 300, 2048, 9), (3, 20)])
-def test_export_hashes_equal_the_training_hashes(positions, offsets, tail, share, sizes):
-    """Plain, shared-mean and split positional (hash, weight) pairs: the same multisets on both
-    paths, also for a batch narrower than the offsets (the second sizes)."""
+@pytest.mark.parametrize(("positions", "share"), [(16, 0.2), (4, 0.5), (8, 0.0)])
+@pytest.mark.parametrize("sizes", [(1, 7, 40, 300, 2048, 9), (3, 5)])
+def test_split_hashes_are_the_same_on_both_paths(positions, share, sizes):
+    """Shared-mean and split positional (hash, weight) pairs: the same multisets on the training
+    and the export path, also for a batch narrower than the positions (the second sizes)."""
     x, lengths, _ = _batch(1, sizes)
     ngrams = (1, 2, 3, 6)
-    kw = {"positions": positions, "position_share": share, "offsets": offsets, "tail": tail}
+    kw = {"positions": positions, "position_share": share}
     h, w, ph, pv = ngram_hashes(x, lengths, ngrams, exact_ops=True, split=True, **kw)
     hf, wf, phf, pvf = ngram_hashes_fused(x, lengths, ngrams, split=True, **kw)
     fast = ngram_hashes(x, lengths, ngrams, split=True, **kw)
     for a, b in zip(fast, (h, w, ph, pv)):
         assert torch.equal(a, b)
+    assert torch.equal(h, ngram_hashes(x, lengths, ngrams, exact_ops=True, **kw)[0])
     for b in range(x.shape[0]):
         for (th, tw), (fh, fw) in (((h, w), (hf, wf)), ((ph, pv), (phf, pvf))):
             loop = sorted(zip(th[b][tw[b] > 0].tolist(), tw[b][tw[b] > 0].tolist()))
             fused = sorted(zip(fh[b][fw[b] > 0].long().tolist(), fw[b][fw[b] > 0].tolist()))
             assert loop == fused
-    # one positional n-gram per (n, place) that fits the row
-    n_len = int(lengths[0 if len(sizes) == 2 else 3])
-    row = 0 if len(sizes) == 2 else 3
-    want = sum(
-        sum(1 for p in (*range(positions), *offsets) if p <= n_len - n)
-        + min(tail, max(0, n_len - n + 1))
-        for n in ngrams
-    )
-    assert int(pv[row].sum()) == want
+        # one positional n-gram per (n, offset) that fits the row, each of weight 1
+        n_len = int(lengths[b])
+        assert int(pv[b].sum()) == sum(
+            1 for n in ngrams for p in range(positions) if p <= n_len - n
+        )
     assert int(buckets_of(phf, 1024, exact_ops=True).max()) < 1024
 
 
-def _positional(data: bytes, **kw) -> set[int]:
-    x, lengths = batch_windows([data])
-    _, _, ph, pv = ngram_hashes(
-        torch.from_numpy(x), torch.from_numpy(lengths), (5,), split=True, **kw
-    )
-    return set(ph[0][pv[0] > 0].tolist())
-
-
-def test_offset_and_tail_hashes_name_the_place_not_the_file():
-    """``ustar`` at 257 hashes the same in two files that differ elsewhere and differently one
-    byte later; the last bytes hash by their distance from the end, whatever the length."""
+def test_positional_hashes_name_the_offset_not_the_file():
+    """A magic number at offset 0 hashes the same in two files that differ elsewhere, and
+    differently one byte later."""
     rng = np.random.default_rng(2)
     a, b = (rng.integers(0, 256, 600, dtype=np.uint8).tobytes() for _ in range(2))
-    at = {"offsets": (257,)}
-    tar_a = a[:257] + b"ustar" + a[262:]
-    tar_b = b[:257] + b"ustar" + b[262:]
-    assert _positional(tar_a, **at) == _positional(tar_b, **at)
-    assert _positional(tar_a, **at) != _positional(b[:258] + b"ustar" + b[263:], **at)
-    end = b"PK\x05\x06\x00"
-    tail = {"tail": 1}
-    assert _positional(a + end, **tail) == _positional(b[:100] + end, **tail)
-    assert _positional(a + end, **tail) != _positional(a + end + b"\x00", **tail)
+
+    def positional(data: bytes) -> set[int]:
+        x, lengths = batch_windows([data])
+        out = ngram_hashes(
+            torch.from_numpy(x), torch.from_numpy(lengths), (4,), positions=8, split=True
+        )
+        return set(out[2][0][out[3][0] > 0].tolist())
+
+    assert positional(b"%PDF" + a) & positional(b"%PDF" + b)
+    assert not positional(b"%PDF" + a) & positional(b"x%PDF" + a)
 
 
 def test_position_heads_read_the_positional_mean_and_no_other_head_does():
@@ -139,14 +124,16 @@ def test_the_gather_path_mean_is_the_same_function():
     ("arch", "match"),
     [
         ({"position_heads": ["nope"]}, "position_heads"),
-        ({"position_offsets": [257, 30]}, "position_offsets"),
-        ({"position_offsets": [4]}, "position_offsets"),
-        ({"position_offsets": [70000]}, "position_offsets"),
-        ({"tail_positions": -1}, "tail_positions"),
-        ({"tail_positions": True}, "tail_positions"),
-        ({"positions": 0, "position_offsets": [], "tail_positions": 0}, "position_heads"),
+        ({"positions": 0}, "position_heads"),
+        ({"position_offsets": [30, 257]}, "retired"),
+        ({"tail_positions": 24}, "retired"),
     ],
 )
 def test_bad_positional_settings_are_refused(arch, match):
     with pytest.raises(SpecError, match=match):
         build_model(_spec(**arch))
+
+
+def test_retired_offset_keys_are_read_at_their_off_value():
+    """Run folders of the trial carry every key at its value; off is accepted, so they load."""
+    build_model(_spec(position_offsets=[], tail_positions=0))
