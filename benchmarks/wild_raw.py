@@ -93,8 +93,17 @@ def main(argv: list[str] | None = None) -> int:
         print("error: risk is multilabel; wild.py score reports its flags", file=sys.stderr)
         return 2
     suite = Path(a.suite)
-    recs = load_suite(suite, task=a.task, split=a.split)
     tiers = a.tiers.split(",")
+    from picohead_runtime import PicoheadError
+
+    try:  # a missing tier is named before minutes of scoring start
+        for m in a.models:
+            for t in tiers:
+                resolve_model_path(m, t)
+    except PicoheadError as e:
+        print(f"wild_raw: {e} (--tiers names the tiers to compare)", file=sys.stderr)
+        return 2
+    recs = load_suite(suite, task=a.task, split=a.split)
     res = {m: {t: raw_top1(m, t, suite, a.task, recs) for t in tiers} for m in a.models}
     print(f"{a.task}, wild {a.split} ({len(recs)} records): raw top-1 %, " + " | ".join(a.models))
     for t in tiers:

@@ -233,6 +233,25 @@ def test_wild_raw_gives_raw_top1_per_label_for_each_model(tmp_path: Path) -> Non
     assert paired["pro"] == {"diff": 0.0, "p5": 0.0, "p95": 0.0, "b_ahead": 0.0}
 
 
+
+def test_wild_raw_names_a_missing_tier(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import shutil
+
+    import wild_raw
+
+    from picohead_runtime.model import default_model_dir
+
+    folder = tmp_path / "three"
+    shutil.copytree(default_model_dir(), folder)
+    (folder / "tiny.onnx").unlink()
+    suite = tmp_path / "suite"
+    make_suite(suite)
+    assert wild_raw.main([str(folder), "--suite", str(suite), "--tiers", "tiny,pro"]) == 2
+    err = capsys.readouterr().err
+    assert "tiny" in err and "--tiers" in err and "Traceback" not in err
+
+
 def test_wild_raw_paired_bootstrap_resamples_producers() -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import wild_raw
