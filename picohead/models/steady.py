@@ -168,7 +168,7 @@ def ngram_hashes_fused(
     )
     win, valid = conv_windows([data.to(torch.float32) + 1], lengths, (max(ngrams),), ngrams)
     hashes = _wrap_float(torch.matmul(plain, win))  # [B, K, L]
-    if not positions:
+    if not (positions and (split or position_share > 0)):  # no positional hash is read
         return (hashes, valid, hashes[:, :, :0], valid[:, :, :0]) if split else (hashes, valid)
     head = win[:, :, :positions]  # [B, maxn, P], P = min(positions, L)
     ph = _wrap_float(torch.matmul(posc, head) + offs[:, : head.shape[2]])  # [B, K, P]
@@ -435,14 +435,13 @@ class SteadyModel(nn.Module):
                 )
             if not cfg.local_heads:  # every head reads the detector: one wider feature vector
                 head_dims = {t: d + cfg.local_hidden[t] for t, d in head_dims.items()}
-        unknown = set(cfg.local_heads) - set(head_sizes)
-        if unknown:
-            raise SpecError(f"arch.local_heads: {sorted(unknown)[0]!r} is not a head of the spec")
-        unknown = set(cfg.position_heads) - set(head_sizes)
-        if unknown:
-            raise SpecError(
-                f"arch.position_heads: {sorted(unknown)[0]!r} is not a head of the spec"
-            )
+        for key, names in (
+            ("local_heads", cfg.local_heads),
+            ("position_heads", cfg.position_heads),
+        ):
+            unknown = set(names) - set(head_sizes)
+            if unknown:
+                raise SpecError(f"arch.{key}: {sorted(unknown)[0]!r} is not a head of the spec")
         extras = []
         if cfg.position_heads:  # the positional mean, read by these heads only
             extras.append((dict(cfg.dims), cfg.position_heads))
