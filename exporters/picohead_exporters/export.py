@@ -17,6 +17,7 @@ for inference (the runtime does).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import time
@@ -38,6 +39,7 @@ from picohead_runtime.model_meta import (
     PRECISIONS,
     TARGETS,
     ModelMeta,
+    output_name,
 )
 from picohead_runtime.spec import ModelSpec
 
@@ -210,12 +212,19 @@ def _lower_precision(
     if report.failures or precision == "fp32":
         return fp32, out32
     names = scoring.output_names(spec)
-    candidates: Sequence[tuple[str, Any]]
     if precision == "int8":
-        candidates = [(c.name, c) for c in quantize.INT8_LADDER]
+        ladder: list[quantize.Int8Config | None] = list(quantize.INT8_LADDER)
     else:
-        candidates = [("fp16", None)]
-    for cname, cfg in candidates:
+        ladder = [None]
+    mixed: list[quantize.Int8Config] = []  # int8-head rungs that failed on some heads only
+    while ladder:
+        cfg = ladder.pop(0)
+        if mixed and (cfg is None or cfg.heads in ("fp16", "fp32")):
+            # Before any rung with every head in fp16: the failed rungs again with only the
+            # failing heads' Gemms in fp16 (smaller; the trunk as the rung had it).
+            ladder.insert(0, cfg)
+            cfg = mixed.pop(0)
+        cname = cfg.name if cfg else "fp16"
         try:
             q = quantize.quantize_int8(fp32, cfg) if cfg else quantize.convert_fp16(fp32)
             qrun = verify.ort_predict(scoring.session(q.SerializeToString()), names)
@@ -231,6 +240,15 @@ def _lower_precision(
         if not fails:
             report.quant, report.quant_config = heads, cname
             return q, qout
+        failed = verify.failed_heads(heads)
+        if cfg and cfg.heads in ("int8", "int8w") and not cfg.fp16_outputs and failed:
+            if len(failed) < len(heads):
+                keep = [output_name(h) for h in failed]
+                mixed.append(
+                    dataclasses.replace(
+                        cfg, name=f"{cfg.name}+fp16:{','.join(failed)}", fp16_outputs=tuple(keep)
+                    )
+                )
     report.failures.append(
         f"{precision}: no setting passed the gates; tried: "
         + "; ".join(f"{k}: {', '.join(v) or 'ok'}" for k, v in report.quant_tried.items())

@@ -15,6 +15,8 @@ Two kinds of int8, mixed per setting (:class:`Int8Config`):
   ``session.disable_quant_qdq=1``).
 
 The exporter tries :data:`INT8_LADDER` in order and keeps the first setting that passes the gates.
+A setting with ``fp16_outputs`` stores only the head Gemms that produce those outputs in fp16 (the
+exporter derives such settings from a rung whose int8 heads failed on a few heads only).
 fp16 converts weights and arithmetic but keeps float32 outputs (the runtime contract). What it does
 not do: decide whether a result is good enough (``verify`` gates it).
 """
@@ -56,6 +58,9 @@ class Int8Config:
     heads: str = "int8"  # "int8" (per dynamic/weight_only) | "int8w" | "fp16" | "fp32"
     row_scales: bool = False  # bag tables: one power-of-two scale per row (+1 byte/row)
     conv_integer: bool = False  # ORT ConvInteger for Conv (measured slower; not in the ladder)
+    # Graph outputs whose head Gemm is stored fp16 whatever ``heads`` says (weights and bias): a
+    # head Gemm whose answers int8 rounding flipped, the other heads int8.
+    fp16_outputs: tuple[str, ...] = ()
 
 
 INT8_LADDER = (
@@ -100,6 +105,10 @@ def quantize_int8(model: onnx.ModelProto, cfg: Int8Config = INT8_LADDER[0]) -> o
     model = onnx.ModelProto.FromString(model.SerializeToString())
     _name_nodes(model)
     ops = cfg.dynamic + (("Conv",) if cfg.conv_integer else ())
+    if cfg.fp16_outputs:  # first: the passes below then see no constant weight on these Gemms
+        gemms = head_gemms(model, cfg.fp16_outputs)
+        model = weights_fp16(model, {"Gemm": 1}, only=gemms)
+        model = weights_fp16(model, {"Gemm": 2}, only=gemms)
     if cfg.heads == "int8w":
         # Stored int8 per output class behind a DequantizeLinear: the dynamic pass below then sees
         # no constant weight there and leaves the heads' arithmetic in float.
@@ -289,20 +298,44 @@ def weights_int8(
     return model
 
 
+def head_gemms(model: onnx.ModelProto, outputs: Container[str]) -> set[str]:
+    """Names of the Gemm nodes that ``outputs`` (graph output names) are computed from, found by
+    walking each output's producers back to the first Gemm on every path (the head Gemms; after
+    the graph's fusion one Gemm may serve several heads through a Split)."""
+    producer = {o: n for n in model.graph.node for o in n.output}
+    found: set[str] = set()
+    todo = [o.name for o in model.graph.output if o.name in outputs]
+    seen: set[str] = set()
+    while todo:
+        node = producer.get(todo.pop())
+        if node is None or node.name in seen:
+            continue
+        seen.add(node.name)
+        if node.op_type == "Gemm":
+            found.add(node.name)
+        else:
+            todo.extend(node.input)
+    return found
+
+
 def weights_fp16(
-    model: onnx.ModelProto, ops: Mapping[str, int], *, keep_fp32: bool = False
+    model: onnx.ModelProto,
+    ops: Mapping[str, int],
+    *,
+    keep_fp32: bool = False,
+    only: Container[str] | None = None,
 ) -> onnx.ModelProto:
     """Store constant float weights of ``ops`` as fp16 followed by a Cast to float, in place.
 
     With ``keep_fp32`` the weight stays float32 behind an Identity (it then reads as computed,
-    not constant, to the int8 passes).
+    not constant, to the int8 passes). ``only`` restricts the pass to the nodes of these names.
     """
     g = model.graph
     inits = {i.name: i for i in g.initializer}
     done: set[str] = set()
     new_nodes = []
     for node in g.node:
-        idx = ops.get(node.op_type)
+        idx = ops.get(node.op_type) if only is None or node.name in only else None
         name = node.input[idx] if idx is not None and len(node.input) > idx else None
         init = inits.get(name) if name is not None and name not in done else None
         if init is not None and init.data_type == onnx.TensorProto.FLOAT:

@@ -120,6 +120,11 @@ def compare_heads(
     return out
 
 
+def failed_heads(heads: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The names of the heads that fail a gate of :func:`gate_failures`, in order."""
+    return [n for n, row in heads.items() if gate_failures({n: row}, "")]
+
+
 def gate_failures(heads: Mapping[str, Mapping[str, Any]], what: str) -> list[str]:
     fails = []
     for name, row in heads.items():

@@ -300,3 +300,106 @@ def test_portable_name_keeps_no_machine_folders():
 
     assert portable_name("/home/me/corpus-r5/val.jsonl") == "corpus-r5/val.jsonl"
     assert portable_name("val.jsonl") == "val.jsonl"
+
+
+def _two_head_graph(rng: np.random.Generator) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """x -> trunk MatMul -> two head Gemms -> prob_a, prob_b (Softmax)."""
+    w = {  # small weights: unsaturated probabilities
+        "trunk": rng.normal(scale=0.2, size=(32, 32)).astype(np.float32),
+        "wa": rng.normal(scale=0.2, size=(32, 20)).astype(np.float32),
+        "ba": rng.normal(size=(20,)).astype(np.float32),
+        "wb": rng.normal(scale=0.2, size=(32, 12)).astype(np.float32),
+        "bb": rng.normal(size=(12,)).astype(np.float32),
+    }
+    nodes = [
+        helper.make_node("MatMul", ["x", "trunk"], ["z"], name="trunk_mm"),
+        helper.make_node("Gemm", ["z", "wa", "ba"], ["la"], name="head_a"),
+        helper.make_node("Gemm", ["z", "wb", "bb"], ["lb"], name="head_b"),
+        helper.make_node("Softmax", ["la"], ["prob_a"], axis=-1, name="sa"),
+        helper.make_node("Softmax", ["lb"], ["prob_b"], axis=-1, name="sb"),
+    ]
+    g = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 32])],
+        [
+            helper.make_tensor_value_info("prob_a", TensorProto.FLOAT, ["b", 20]),
+            helper.make_tensor_value_info("prob_b", TensorProto.FLOAT, ["b", 12]),
+        ],
+        [numpy_helper.from_array(v, k) for k, v in w.items()],
+    )
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), w
+
+
+def test_fp16_outputs_store_only_their_head_gemm_in_fp16():
+    """``fp16_outputs`` finds the Gemm behind each named output (not the trunk before it) and
+    stores it fp16; the other head and the trunk stay int8."""
+    from picohead_exporters.quantize import Int8Config, head_gemms, quantize_int8
+
+    rng = np.random.default_rng(0)
+    m, w = _two_head_graph(rng)
+    assert head_gemms(m, {"prob_b"}) == {"head_b"}
+    assert head_gemms(m, {"prob_a", "prob_b"}) == {"head_a", "head_b"}
+    q = quantize_int8(m, Int8Config("t", heads="int8w", fp16_outputs=("prob_b",)))
+    stored = {tuple(i.dims): i.data_type for i in q.graph.initializer}
+    assert stored[(32, 12)] == TensorProto.FLOAT16 and stored[(12,)] == TensorProto.FLOAT16
+    assert stored[(32, 20)] == TensorProto.INT8 and stored[(32, 32)] == TensorProto.INT8
+    x = rng.normal(size=(8, 32)).astype(np.float32)
+    z = x @ w["trunk"]
+    lb = z @ w["wb"] + w["bb"]
+    ref_b = np.exp(lb - lb.max(1, keepdims=True))
+    ref_b /= ref_b.sum(1, keepdims=True)
+    got_a, got_b = ort.InferenceSession(q.SerializeToString()).run(None, {"x": x})
+    assert got_a.shape == (8, 20)
+    assert np.abs(got_b - ref_b).max() < 0.02  # the trunk's int8 step, not the head's
+
+
+def test_ladder_tries_failing_heads_in_fp16_before_every_head_in_fp16(monkeypatch):
+    """When int8 heads fail on some heads only, those heads' Gemms alone go fp16 (a smaller
+    file) before the ladder's rungs with every head in fp16; the first that passes wins."""
+    from picohead_exporters import export as ex
+    from picohead_exporters import quantize, verify
+
+    spec = _spec_two_heads()
+    tried: list[quantize.Int8Config] = []
+
+    def fake_quantize(model, cfg):
+        tried.append(cfg)
+        return model
+
+    def fake_compare(spec, out32, qout, labels, masks):
+        cfg = tried[-1]
+        fixed = cfg.heads in ("fp16", "fp32") or "prob_b" in cfg.fp16_outputs
+        b = 1.0 if fixed else 0.99  # head b flips answers under int8 whatever the trunk
+        a = 0.999 if cfg.row_scales or cfg.heads != "int8" else 0.99  # a needs row scales
+        return {"a": {"n": 100, "agreement": a}, "b": {"n": 100, "agreement": b}}
+
+    monkeypatch.setattr(quantize, "quantize_int8", fake_quantize)
+    monkeypatch.setattr(ex.scoring, "session", lambda blob: None)
+    monkeypatch.setattr(verify, "ort_predict", lambda sess, names: None)
+    monkeypatch.setattr(verify, "predict_all", lambda run, w, l, n: [])
+    monkeypatch.setattr(verify, "compare_heads", fake_compare)
+    report = ex.ExportReport(tier="tiny", family="f", precision="int8", target="cpu")
+    gates = ex._Gates(np.zeros((1, 4), np.uint8), np.ones(1, np.int64), None, None)
+    m, _ = _two_head_graph(np.random.default_rng(0))
+    ex._lower_precision(m, [], spec, "int8", gates, report)
+    names = [c.name for c in tried]
+    # int8 failed both heads (no mixed rung: that is the fp16-heads rungs' file); int8-wheads
+    # and int8-rows-wheads failed b only, and the first of their mixed rungs passes.
+    assert names == ["int8", "int8-wheads", "int8-rows-wheads", "int8-wheads+fp16:b"]
+    assert report.quant_config == "int8-wheads+fp16:b"
+    assert tried[-1].fp16_outputs == ("prob_b",)
+
+
+def _spec_two_heads():
+    from picohead_runtime.spec import ModelSpec
+
+    return ModelSpec.from_dict(
+        {
+            "name": "t",
+            "heads": [
+                {"name": "a", "kind": "softmax", "labels": ["x", "y"]},
+                {"name": "b", "kind": "softmax", "labels": ["x", "y"]},
+            ],
+        }
+    )
