@@ -377,7 +377,7 @@ def test_ladder_tries_failing_heads_in_fp16_before_every_head_in_fp16(monkeypatc
     monkeypatch.setattr(quantize, "quantize_int8", fake_quantize)
     monkeypatch.setattr(ex.scoring, "session", lambda blob: None)
     monkeypatch.setattr(verify, "ort_predict", lambda sess, names: None)
-    monkeypatch.setattr(verify, "predict_all", lambda run, w, l, n: [])
+    monkeypatch.setattr(verify, "predict_all", lambda run, w, lens, n: [])
     monkeypatch.setattr(verify, "compare_heads", fake_compare)
     report = ex.ExportReport(tier="tiny", family="f", precision="int8", target="cpu")
     gates = ex._Gates(np.zeros((1, 4), np.uint8), np.ones(1, np.int64), None, None)
