@@ -44,9 +44,11 @@ def main() -> int:
     runs = json.loads((args.folder / "choice.json").read_text()).get("tiers", {})
     choice = {t: {"family": "steady", "file": f"{t}.onnx", "bytes": scores[t]["bytes"],
                   "mean_headline": scores[t]["mean_headline"]} for t in tiers}
+    # a run is named by the first word of its note ("content-v16rc1 (the recipe ...); shipped ...")
+    names = {str(runs.get(t, {}).get("run", "")).split(" ", 1)[0] for t in tiers}
     intro = "\n".join([
         f"{args.folder.name}: a bundle whose tiers come from "
-        f"{len({runs.get(t, {}).get('run') for t in tiers})} trained run(s), chosen per tier on the "
+        f"{len(names)} trained run(s), chosen per tier on the "
         "wild suite's dev half:",
         "",
         *[f"- **{t}**: {runs.get(t, {}).get('run', 'not named in choice.json')}" for t in tiers],
