@@ -38,7 +38,6 @@ MASK31 = 2**31 - 1  # hashes live in [0, 2**31)
 BASE = 1_000_003  # odd multiplier of the rolling polynomial hash
 MAX_N = 16
 POS_KEY = 0x2545F491  # mixes an n-gram's offset into its positional hash
-TAIL_KEY = 0x3C6EF372  # mixes an n-gram's distance from the end into its tail hash
 EXPORT_BAG_ROWS = 8192  # export sums per bucket up to this many rows, gathers above
 
 
@@ -75,8 +74,6 @@ def ngram_hashes(
     positions: int = 0,
     position_share: float = 0.0,
     split: bool = False,
-    offsets: tuple[int, ...] = (),
-    tail: int = 0,
     exact_ops: bool = False,
 ) -> tuple[torch.Tensor, ...]:
     """31-bit hashes ``[B, N]`` (int64) of every n-gram, and float weights (0 for invalid ones).
@@ -85,21 +82,16 @@ def ngram_hashes(
     starting in the first ``positions`` bytes are hashed a second time together with their offset
     (magic numbers live at fixed offsets); those weigh ``position_share`` of the mean in total, so
     a long file does not dilute them. With ``split`` the positional hashes and their 0/1 validity
-    ``[B, P]`` are returned as well (a mean of their own, see ``arch.position_heads``); that
-    split also holds the n-grams starting at each of ``offsets`` (hashed with their offset, as
-    the first ``positions`` are) and those ending in the last ``tail`` bytes (hashed with their
-    distance from the end), which the shared mean never reads (``arch.position_mean_offsets`` /
-    ``position_mean_tail``). With ``exact_ops`` the modulo is written as ``%`` (ONNX Mod) instead of
-    ``&``; for these non-negative values both give the same bits.
+    ``[B, P]`` are returned as well (a mean of their own, see ``arch.position_heads``). With
+    ``exact_ops`` the modulo is written as ``%`` (ONNX Mod) instead of ``&``; for these
+    non-negative values both give the same bits.
     """
     ids = data.long() + 1  # 1..256, so a zero byte still moves the hash
     pos = torch.arange(data.shape[1], device=data.device).unsqueeze(0)
     limit = lengths.unsqueeze(1)
-    extra = torch.tensor(offsets, dtype=torch.long, device=data.device).unsqueeze(0)
-    back = torch.arange(tail, device=data.device).unsqueeze(0)
 
     wrap = _wrapper(exact_ops)
-    out_h, out_mask, pos_h, pos_mask, far_h, far_mask = [], [], [], [], [], []
+    out_h, out_mask, pos_h, pos_mask = [], [], [], []
     for n, h in _rolling(ids, ngrams, wrap):
         out_h.append(wrap(h * _mult(n)))
         out_mask.append(pos[:, : h.shape[1]] <= (limit - n))
@@ -108,18 +100,6 @@ def ngram_hashes(
             p = pos[:, : head.shape[1]]
             pos_h.append(wrap(wrap(head + (p + 1) * POS_KEY) * _mult(n + MAX_N)))
             pos_mask.append(p <= (limit - n))
-        if not split:
-            continue
-        for starts, keys, salt in (
-            (extra.expand(h.shape[0], -1), (extra + 1) * POS_KEY, n + MAX_N),
-            (limit - n - back, (back + 1) * TAIL_KEY, n + 2 * MAX_N),
-        ):
-            if not starts.shape[1]:
-                continue
-            ok = (starts >= 0) & (starts <= limit - n)
-            got = h.gather(1, starts.clamp(0, h.shape[1] - 1)) if h.shape[1] else 0 * starts
-            far_h.append(wrap(wrap(got + keys) * _mult(salt)))
-            far_mask.append(ok)
     hashes = torch.cat(out_h, dim=1)
     weights = torch.cat(out_mask, dim=1).to(torch.float32)
     ph = torch.cat(pos_h, dim=1) if pos_h else hashes[:, :0]
@@ -130,12 +110,7 @@ def ngram_hashes(
             position_share / (1 - position_share) * n_reg / pv.sum(1, keepdim=True).clamp(min=1.0)
         )
         hashes, weights = torch.cat((hashes, ph), dim=1), torch.cat((weights, pv * scale), dim=1)
-    if not split:
-        return hashes, weights
-    if far_h:  # the positional mean only
-        ph = torch.cat((ph, *far_h), dim=1)
-        pv = torch.cat((pv, torch.cat(far_mask, dim=1).to(torch.float32)), dim=1)
-    return hashes, weights, ph, pv
+    return (hashes, weights, ph, pv) if split else (hashes, weights)
 
 
 @functools.lru_cache(maxsize=32)
@@ -153,22 +128,17 @@ def _coefficients(ngrams: tuple[int, ...], salt: int, width: int) -> np.ndarray:
 
 @functools.lru_cache(maxsize=16)
 def _fused_coefficients(
-    ngrams: tuple[int, ...], starts: tuple[int, ...], tail: int
-) -> tuple[np.ndarray, ...]:
+    ngrams: tuple[int, ...], positions: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Float64 constants of :func:`ngram_hashes_fused`: ``[K, maxn]`` byte coefficients of the
-    plain, positional and tail hashes, the ``[K, len(starts)]`` offset terms and the
-    ``[K, tail]`` distance terms (all below 2**31)."""
+    plain and positional hashes and the ``[K, positions]`` offset terms (all below 2**31)."""
     m = MASK31 + 1
     maxn = max(ngrams)
-    offs = np.zeros((len(ngrams), len(starts)), dtype=np.float64)
-    ends = np.zeros((len(ngrams), tail), dtype=np.float64)
+    offs = np.zeros((len(ngrams), positions), dtype=np.float64)
     for k, n in enumerate(ngrams):
-        for i, p in enumerate(starts):
-            offs[k, i] = (p + 1) * POS_KEY % m * _mult(n + MAX_N) % m
-        for t in range(tail):
-            ends[k, t] = (t + 1) * TAIL_KEY % m * _mult(n + 2 * MAX_N) % m
-    coef = [_coefficients(ngrams, salt, maxn) for salt in (0, MAX_N, 2 * MAX_N)]
-    return (*coef, offs, ends)
+        for p in range(positions):
+            offs[k, p] = (p + 1) * POS_KEY % m * _mult(n + MAX_N) % m
+    return _coefficients(ngrams, 0, maxn), _coefficients(ngrams, MAX_N, maxn), offs
 
 
 def ngram_hashes_fused(
@@ -179,8 +149,6 @@ def ngram_hashes_fused(
     positions: int = 0,
     position_share: float = 0.0,
     split: bool = False,
-    offsets: tuple[int, ...] = (),
-    tail: int = 0,
 ) -> tuple[torch.Tensor, ...]:
     """The same hashes and weights as :func:`ngram_hashes` (as exact float64 integers), as
     ``[B, K, L + P]`` (one row per n: its plain then its positional n-grams) and with extra
@@ -193,29 +161,20 @@ def ngram_hashes_fused(
     The windows and the validity of each n-gram come from one float32 Conv with 0/1 kernels
     (exact: each output is one input value), which onnxruntime runs as one small GEMM; index
     arithmetic, a Gather of every window byte and a broadcast comparison cost ~3x more.
-    Entries for n-grams that do not fit (past the row's length) get weight 0. With ``split``, the
-    windows at ``offsets`` are read from a constant right padding (so a short batch still has
-    them), those of the ``tail`` from a per-row Gather.
+    Entries for n-grams that do not fit (past the row's length) get weight 0.
     """
-    width = data.shape[1]
-    offsets, tail = (offsets, tail) if split else ((), 0)
-    plain, posc, tailc, offs, ends = (
-        torch.from_numpy(a).to(data.device)
-        for a in _fused_coefficients(tuple(ngrams), tuple(range(positions)) + offsets, tail)
+    plain, posc, offs = (
+        torch.from_numpy(a).to(data.device) for a in _fused_coefficients(tuple(ngrams), positions)
     )
     win, valid = conv_windows([data.to(torch.float32) + 1], lengths, (max(ngrams),), ngrams)
     hashes = _wrap_float(torch.matmul(plain, win))  # [B, K, L]
-    if not ((positions and (split or position_share > 0)) or offsets or tail):
-        # no positional hash is read
+    if not (positions and (split or position_share > 0)):  # no positional hash is read
         return (hashes, valid, hashes[:, :, :0], valid[:, :, :0]) if split else (hashes, valid)
-    parts_h, parts_v = [], []
-    if positions:
-        head = win[:, :, :positions]  # [B, maxn, P], P = min(positions, L)
-        parts_h.append(_wrap_float(torch.matmul(posc, head) + offs[:, : head.shape[2]]))
-        parts_v.append(valid[:, :, :positions])
+    head = win[:, :, :positions]  # [B, maxn, P], P = min(positions, L)
+    ph = _wrap_float(torch.matmul(posc, head) + offs[:, : head.shape[2]])  # [B, K, P]
+    pv = valid[:, :, :positions]
     out_h, out_w = hashes, valid
-    if parts_h and position_share > 0:  # the first positions only
-        ph, pv = parts_h[0], parts_v[0]
+    if position_share > 0:
         n_reg = valid.sum((1, 2), keepdim=True)
         scale = (
             position_share
@@ -224,26 +183,7 @@ def ngram_hashes_fused(
             / pv.sum((1, 2), keepdim=True).clamp(min=1.0)
         )
         out_h, out_w = torch.cat((hashes, ph), dim=2), torch.cat((valid, pv * scale), dim=2)
-    if not split:
-        return out_h, out_w
-    if offsets:
-        pad = max(offsets) + 1
-        at = torch.tensor(offsets, dtype=torch.long, device=data.device)
-        w_at = F.pad(win, (0, pad)).index_select(2, at)  # [B, maxn, O]
-        parts_h.append(_wrap_float(torch.matmul(posc, w_at) + offs[:, positions:]))
-        parts_v.append(F.pad(valid, (0, pad)).index_select(2, at))
-    if tail:
-        n_k = torch.tensor(ngrams, dtype=torch.long, device=data.device).view(1, -1, 1)
-        back = torch.arange(tail, device=data.device).view(1, 1, -1)
-        at = lengths.view(-1, 1, 1) - n_k - back  # [B, K, T] start of each tail n-gram
-        ok = at >= 0  # every such start also ends inside the row
-        idx = at.clamp(0, width - 1).flatten(1)  # [B, K * T]
-        got = win.gather(2, idx.unsqueeze(1).expand(-1, win.shape[1], -1))  # [B, maxn, K * T]
-        got = got.view(got.shape[0], got.shape[1], len(ngrams), tail)  # [B, maxn, K, T]
-        th = (tailc.t().unsqueeze(0).unsqueeze(-1) * got).sum(1)  # [B, K, T]
-        parts_h.append(_wrap_float(th + ends))
-        parts_v.append(ok.to(valid.dtype))
-    return out_h, out_w, torch.cat(parts_h, dim=2), torch.cat(parts_v, dim=2)
+    return (out_h, out_w, ph, pv) if split else (out_h, out_w)
 
 
 def _wrap_float(x: torch.Tensor) -> torch.Tensor:
@@ -710,6 +650,4 @@ class SteadyModel(nn.Module):
             positions=cfg.positions,
             position_share=cfg.position_share,
             split=bool(cfg.position_heads),
-            offsets=cfg.position_mean_offsets,
-            tail=cfg.position_mean_tail,
         )

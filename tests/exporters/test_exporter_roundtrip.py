@@ -305,13 +305,9 @@ def test_steady_mean_paths_round_trip(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "far", [{}, {"position_mean_offsets": [30, 257], "position_mean_tail": 24}]
-)
-def test_steady_position_heads_round_trip(tmp_path, far):
-    """The positional mean of the position_heads (with and without the offsets and tail places
-    only it reads) exports with parity on both mean paths: bucket counts (tiny) and gathers
-    (small, over EXPORT_BAG_ROWS)."""
+def test_steady_position_heads_round_trip(tmp_path):
+    """The positional mean of the position_heads exports with parity
+    on both mean paths: bucket counts (tiny) and gathers (small, over EXPORT_BAG_ROWS)."""
     from picohead.testing import toy_spec
     from picohead_runtime.spec import ModelSpec
 
@@ -322,7 +318,6 @@ def test_steady_position_heads_round_trip(tmp_path, far):
         "position_share": 0.1,
         "position_heads": ["kind"],
         "buckets": {"tiny": 512, "small": 16384},
-        **far,
     }
     _export_every_tier_fp32(ModelSpec.from_dict(d), 5, tmp_path)
 
