@@ -164,11 +164,25 @@ def test_phone_refresh_and_relabel() -> None:
 
 def test_password_syntax_covers_its_forms() -> None:
     rng = random.Random(8)
+    quoted = 0
     for _ in range(500):
         name = rng.choice(passwords.FIELD_NAMES)
         value = passwords.value(rng)
         line = passwords.syntax(name, value, rng)
         assert "password" in risk.detect(line.encode()), line
+        quoted += line.strip() == f'{name.lower()}: "{value}"'
+    # YAML's double-quoted form (content-v16/v17 pro scored wild-dev's `password: "…"` lines
+    # 0.001-0.02: neither the corpus nor the planted lines ever wrote it)
+    assert quoted >= 5
+
+
+def test_yaml_assignments_quote_values_as_config_files_do() -> None:
+    from picohead.data.risk.place import assignment
+
+    rng = random.Random(3)
+    lines = {assignment("yaml", "api_key", "abc123", rng) for _ in range(300)}
+    yaml = {line for line in lines if line.startswith("api_key: ")}  # the rest: .env forms
+    assert yaml == {"api_key: abc123", 'api_key: "abc123"', "api_key: 'abc123'"}
 
 
 def test_connection_urls_vary_and_are_detected() -> None:

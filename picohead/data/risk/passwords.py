@@ -301,7 +301,9 @@ def syntax(name: str, value: str, rng: random.Random) -> str:
         f"--{low.replace('_', '-')} '{value}'",
         f"mysql -u root -p{value} -h db.internal app",
         f"Server=db.internal;Database=app;User Id=sa;Password={value};",
-        f"{low}: '{value}'",  # YAML quoted
+        f"{low}: '{value}'",  # YAML single-quoted
+        f'{low}: "{value}"',  # YAML double-quoted (docker-compose, Ansible, Helm values)
+        f'  {low}: "{value}"',  # the same, nested
         f"{low}: {value}",  # YAML plain
         f"{name}={value}",  # .properties
     ]

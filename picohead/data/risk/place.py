@@ -45,8 +45,10 @@ def assignment(lang: str | None, key: str, value: str, rng: random.Random) -> st
         return f"${lk} = '{value}';"
     if lang in ("shell", "dockerfile", "makefile"):
         return f"export {key}='{value}'" if multiline else f"export {key}={value}"
-    if lang == "yaml":
-        return f"{lk}: |\n  " + value.replace("\n", "\n  ") if multiline else f"{lk}: {value}"
+    if lang == "yaml":  # plain, or quoted as compose files, Ansible and Helm values often are
+        if multiline:
+            return f"{lk}: |\n  " + value.replace("\n", "\n  ")
+        return rng.choice([f"{lk}: {value}", f"{lk}: {q}", f"{lk}: '{value}'"])
     if lang in ("toml",):
         return f'{lk} = """{value}"""' if multiline else f"{lk} = {q}"
     if lang == "json":
