@@ -12,6 +12,10 @@ With two model folders it also resamples the half's producers with replacement (
 models on the same records) and prints the 5th-95th percentiles of the difference B - A per tier
 and the share of resamples where B is ahead; that is the spread over producers, not over training
 seeds (a second seed of A measures that).
+With ``--task risk`` (multilabel) it reports, per flag and tier, the best F1 over every
+threshold of the flag's score on the half's risk records (planted secrets, look-alikes, 0-16-byte
+inputs and clean hosts), and the share of look-alikes flagged at that threshold: what the head
+ranks, before the calibration's rules switch a flag off or raise its threshold.
 What it does not do: choose thresholds or score anchors.
 """
 
@@ -64,6 +68,34 @@ def raw_top1(model_dir: str, tier: str, suite: Path, task: str, recs: list[dict[
                           for t in sorted(n)}}
 
 
+def raw_risk(model_dir: str, tier: str, suite: Path, recs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per flag: the best F1 over all thresholds of its score on ``recs`` (risk records), the
+    threshold it is reached at, and the % of look-alikes flagged there."""
+    import numpy as np
+
+    model = scoring.open_file(resolve_model_path(model_dir, tier))
+    spec = model.meta.spec
+    head = TASK_HEAD["risk"]
+    probs = probabilities(model, windows(suite, recs, spec.window))[spec.head_names.index(head)]
+    look = np.array([r.get("kind") == "lookalike" for r in recs])
+    out: dict[str, Any] = {"n": len(recs)}
+    for j, flag in enumerate(spec.head(head).labels):
+        truth = np.array([flag in r["label"] for r in recs])
+        score = probs[:, j]
+        best: dict[str, Any] = {"f1": 0.0, "threshold": None, "lookalikes_flagged": None,
+                                "positives": int(truth.sum())}
+        for t in np.unique(score):
+            pred = score >= t
+            tp = int((pred & truth).sum())
+            f1 = 2 * tp / max(1, int(pred.sum()) + int(truth.sum()))
+            if f1 > best["f1"]:
+                best = {"f1": round(f1, 3), "threshold": round(float(t), 4),
+                        "lookalikes_flagged": round(100 * float(pred[look].mean()), 2)
+                        if look.any() else None, "positives": int(truth.sum())}
+        out[flag] = best
+    return out
+
+
 def paired_bootstrap(a: list[int], b: list[int], producers: list[str], draws: int = 2000
                      ) -> dict[str, float]:
     """B - A in raw top-1 points with the producers drawn with replacement (seeded,
@@ -89,9 +121,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--labels", default="", help="comma-separated true labels to print")
     ap.add_argument("--out", default=None, help="write everything as JSON here")
     a = ap.parse_args(argv)
-    if a.task == "risk":
-        print("error: risk is multilabel; wild.py score reports its flags", file=sys.stderr)
-        return 2
     suite = Path(a.suite)
     tiers = a.tiers.split(",")
     from picohead_runtime import PicoheadError
@@ -104,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wild_raw: {e} (--tiers names the tiers to compare)", file=sys.stderr)
         return 2
     recs = load_suite(suite, task=a.task, split=a.split)
+    if a.task == "risk":
+        return _report_risk(a, suite, tiers, recs)
     res = {m: {t: raw_top1(m, t, suite, a.task, recs) for t in tiers} for m in a.models}
     print(f"{a.task}, wild {a.split} ({len(recs)} records): raw top-1 %, " + " | ".join(a.models))
     for t in tiers:
@@ -128,6 +159,24 @@ def main(argv: list[str] | None = None) -> int:
         Path(a.out).write_text(json.dumps({"suite": str(suite), "split": a.split, "task": a.task,
                                            "command": " ".join(sys.argv), "models": res,
                                            "paired": paired},
+                                          indent=1) + "\n")
+    return 0
+
+
+def _report_risk(a: argparse.Namespace, suite: Path, tiers: list[str],
+                 recs: list[dict[str, Any]]) -> int:
+    res = {m: {t: raw_risk(m, t, suite, recs) for t in tiers} for m in a.models}
+    flags = [k for k in res[a.models[0]][tiers[0]] if k != "n"]
+    print(f"risk, wild {a.split} ({len(recs)} records): best F1 per flag over every threshold "
+          "(look-alikes flagged there, %), " + " | ".join(a.models))
+    for t in tiers:
+        for f in flags:
+            cells = [f"{res[m][t][f]['f1']:.3f} ({res[m][t][f]['lookalikes_flagged']})"
+                     for m in a.models]
+            print(f"  {t:5} {f:12} " + " | ".join(cells))
+    if a.out:
+        Path(a.out).write_text(json.dumps({"suite": str(suite), "split": a.split, "task": "risk",
+                                           "command": " ".join(sys.argv), "models": res},
                                           indent=1) + "\n")
     return 0
 

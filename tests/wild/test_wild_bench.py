@@ -228,9 +228,16 @@ def test_wild_raw_gives_raw_top1_per_label_for_each_model(tmp_path: Path) -> Non
     right = sum(v["raw_top1"] * v["n"] / 100 for v in pro["per_label"].values())
     assert abs(100 * right / pro["n"] - pro["raw_top1"]) < 0.1  # overall is the per-label sum
     assert pro["per_label"]["image/png"]["raw_top1"] == 100.0  # a PNG signature, ranked first
-    assert wild_raw.main([model, "--suite", str(suite), "--split", "test", "--task", "risk"]) == 2
     paired = json.loads(out.read_text())["paired"]  # a model beside itself: no difference
     assert paired["pro"] == {"diff": 0.0, "p5": 0.0, "p95": 0.0, "b_ahead": 0.0}
+    risk_out = tmp_path / "risk.json"
+    assert wild_raw.main([model, "--suite", str(suite), "--split", "test", "--task", "risk",
+                          "--tiers", "pro", "--out", str(risk_out)]) == 0
+    pro_risk = json.loads(risk_out.read_text())["models"][model]["pro"]
+    # the one password row, ranked above the empty and the {} inputs at some threshold
+    assert pro_risk["password"]["positives"] == 1 and pro_risk["password"]["f1"] == 1.0
+    assert pro_risk["jwt"] == {"f1": 0.0, "threshold": None, "lookalikes_flagged": None,
+                               "positives": 0}  # no JWT among the records: no F1
 
 
 
