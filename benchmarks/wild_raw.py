@@ -28,6 +28,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -71,8 +73,6 @@ def raw_top1(model_dir: str, tier: str, suite: Path, task: str, recs: list[dict[
 def raw_risk(model_dir: str, tier: str, suite: Path, recs: list[dict[str, Any]]) -> dict[str, Any]:
     """Per flag: the best F1 over all thresholds of its score on ``recs`` (risk records), the
     threshold it is reached at, and the % of look-alikes flagged there."""
-    import numpy as np
-
     model = scoring.open_file(resolve_model_path(model_dir, tier))
     spec = model.meta.spec
     head = TASK_HEAD["risk"]
@@ -82,17 +82,15 @@ def raw_risk(model_dir: str, tier: str, suite: Path, recs: list[dict[str, Any]])
     for j, flag in enumerate(spec.head(head).labels):
         truth = np.array([flag in r["label"] for r in recs])
         score = probs[:, j]
-        best: dict[str, Any] = {"f1": 0.0, "threshold": None, "lookalikes_flagged": None,
-                                "positives": int(truth.sum())}
+        best: dict[str, Any] = {"f1": 0.0, "threshold": None, "lookalikes_flagged": None}
         for t in np.unique(score):
             pred = score >= t
-            tp = int((pred & truth).sum())
-            f1 = 2 * tp / max(1, int(pred.sum()) + int(truth.sum()))
+            f1 = 2 * int((pred & truth).sum()) / max(1, int(pred.sum()) + int(truth.sum()))
             if f1 > best["f1"]:
                 best = {"f1": round(f1, 3), "threshold": round(float(t), 4),
                         "lookalikes_flagged": round(100 * float(pred[look].mean()), 2)
-                        if look.any() else None, "positives": int(truth.sum())}
-        out[flag] = best
+                        if look.any() else None}
+        out[flag] = {**best, "positives": int(truth.sum())}
     return out
 
 

@@ -240,15 +240,19 @@ def _lower_precision(
         if not fails:
             report.quant, report.quant_config = heads, cname
             return q, qout
-        failed = verify.failed_heads(heads)
-        if cfg and cfg.heads in ("int8", "int8w") and not cfg.fp16_outputs and failed:
-            if len(failed) < len(heads):
-                keep = [output_name(h) for h in failed]
-                mixed.append(
-                    dataclasses.replace(
-                        cfg, name=f"{cfg.name}+fp16:{','.join(failed)}", fp16_outputs=tuple(keep)
-                    )
+        failed = verify.failed_heads(heads)  # not empty: the setting failed
+        if (
+            cfg
+            and cfg.heads in ("int8", "int8w")
+            and not cfg.fp16_outputs
+            and len(failed) < len(heads)
+        ):
+            keep = tuple(output_name(h) for h in failed)
+            mixed.append(
+                dataclasses.replace(
+                    cfg, name=f"{cfg.name}+fp16:{','.join(failed)}", fp16_outputs=keep
                 )
+            )
     report.failures.append(
         f"{precision}: no setting passed the gates; tried: "
         + "; ".join(f"{k}: {', '.join(v) or 'ok'}" for k, v in report.quant_tried.items())
