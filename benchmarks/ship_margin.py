@@ -1,7 +1,9 @@
 """How sure is a ship-rule win? A producer bootstrap of the dev-mean difference of two model folders.
 
 ``benchmarks/ship_rule.py`` ranks two candidates on one tier by the mean of four wild-dev figures
-(MIME, code-language and text-language accuracy, 100 x the risk head's macro F1). A win by a
+(MIME, code-language and text-language right minus confident-wrong answers, rule 5; 100 x the
+risk head's macro F1). ``--right-only`` counts right answers alone, as the rule did up to
+content-v18; the output says which (``figures``), and the rule checks it. A win by a
 fraction of a point can be noise: content-v12's small won by 0.47 points on dev and lost on
 test. This script scores both folders' tier files on the dev half through the runtime, exactly as
 ``wild.py score`` does (the same answers, the same folding of MIME names, the same risk metric),
@@ -34,6 +36,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from wild import softmax_rows  # noqa: E402
 
+from picohead.wild.metrics import NO_ANSWER, is_generic  # noqa: E402
 from picohead.wild.score import predict  # noqa: E402
 from picohead.wild.suite import RISK_FLAGS as FLAGS  # noqa: E402  (the suite's flags, in its order)
 from picohead.wild.suite import load_suite  # noqa: E402
@@ -42,15 +45,25 @@ from picohead_runtime import Classifier  # noqa: E402
 SOFTMAX_TASKS = ("mime", "code_lang", "text_lang")
 
 
-def outcomes(model: str, tier: str, suite: Path, recs: dict[str, list[dict[str, Any]]]
-             ) -> dict[str, np.ndarray]:
-    """Per record: right (0/1) for the softmax tasks; for risk, [records, flags] arrays of truth
-    and flags raised."""
+def worth(row: dict[str, Any], right_only: bool = False) -> float:
+    """A softmax row's share in the rule's figure: 1 right, -1 confident-wrong (0 with
+    ``right_only``), 0 unanswered or a family fallback (``picohead.wild.metrics``' definitions)."""
+    if row["final"] == row["truth"]:
+        return 1.0
+    if right_only or row["final"] in NO_ANSWER or is_generic(row):
+        return 0.0
+    return -1.0
+
+
+def outcomes(model: str, tier: str, suite: Path, recs: dict[str, list[dict[str, Any]]],
+             right_only: bool = False) -> dict[str, np.ndarray]:
+    """Per record: its ``worth`` for the softmax tasks; for risk, [records, flags] arrays of
+    truth and flags raised."""
     clf = Classifier(model, tier=tier)
     out: dict[str, np.ndarray] = {}
     for task in SOFTMAX_TASKS:
         rows = softmax_rows(task, recs[task], predict(clf, suite, recs[task]))
-        out[task] = np.array([r["final"] == r["truth"] for r in rows], dtype=np.float64)
+        out[task] = np.array([worth(r, right_only) for r in rows], dtype=np.float64)
     answers = predict(clf, suite, recs["risk"])
     out["risk_truth"] = np.array([[f in r["label"] for f in FLAGS] for r in recs["risk"]])
     out["risk_flags"] = np.array([[f in a["flags"] for f in FLAGS] for a in answers])
@@ -99,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", default="dev", choices=("dev",))
     ap.add_argument("--n", type=int, default=1000, help="resamples")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--right-only", action="store_true",
+                    help="right answers alone, not net of wrong ones (as ship_rule --right-only)")
     args = ap.parse_args(argv)
     recs = {t: load_suite(args.suite, task=t, split=args.split) for t in (*SOFTMAX_TASKS, "risk")}
     if not all(recs.values()):
@@ -106,8 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     projects = {t: [str(r.get("project") or r["producer"]) for r in rs] for t, rs in recs.items()}
     doc = {"a": args.a, "b": args.b, "tier": args.tier, "split": args.split,
-           **margin(outcomes(args.a, args.tier, args.suite, recs),
-                    outcomes(args.b, args.tier, args.suite, recs), projects, args.n)}
+           "figures": "right" if args.right_only else "right minus wrong",
+           **margin(outcomes(args.a, args.tier, args.suite, recs, args.right_only),
+                    outcomes(args.b, args.tier, args.suite, recs, args.right_only),
+                    projects, args.n)}
     print(json.dumps(doc))
     if args.out:
         args.out.write_text(json.dumps(doc, indent=1) + "\n")

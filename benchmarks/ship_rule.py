@@ -21,6 +21,14 @@ The rule (content-v9's and content-v10's choices, `benchmarks/results/content_v9
    percentile of -0.62 and lost on every figure on test. ``--margin TIER=JSON`` gives that file
    per tier; a tier where a challenger leads and no margin is given is an error, unless
    ``--no-margin`` (to reproduce the choices made before the rule: content-v9 to content-v12).
+5. Wrong answers are charged (settled on 2026-12-07, before any content-v19 candidate was
+   scored): each softmax figure in the mean of rule 3 is right minus confident-wrong (% of
+   records; an ``unknown`` or a family fallback costs nothing beyond not being right), the
+   utility the dev calibration already maximizes on tiers without a wrong-answer bound.
+   content-v18's base won on right answers alone (+0.95) while its MIME wrong rose 2.81 -> 4.68 %
+   and code wrong 2.56 -> 5.61 % on dev (5.8 -> 8.5 % and 5.8 -> 8.3 % on test); net of them it
+   trails by 0.10. ``--right-only`` ranks on right answers alone, as content-v9 to content-v18
+   were chosen; ``ship_margin.py`` takes the same flag so that the two agree.
 
 Each candidate is ``NAME=DEV_JSON:TINY_JSON:MODEL_DIR``: the output of ``wild.py score --split dev``
 for that model folder, a ``tiny_inputs.py`` output that holds the folder (under the same path as
@@ -52,6 +60,7 @@ TIERS = ("tiny", "small", "base", "pro")
 PADDING = ("lead_newlines_1k", "lead_whitespace_8k", "trail_newlines_4k")
 TINY_MAX, PADDING_MAX = 0.1, 1.0  # percent
 GATES = ("dev_0_16_bytes", "enumerated_0_3_bytes", "padding", "batch")
+NET, RIGHT = "right minus wrong", "right"  # rule 5's figures, and the ones before it
 
 
 @dataclass
@@ -66,7 +75,9 @@ class Row:
     mime_generic: float
     mime_wrong: float
     code: float
+    code_wrong: float
     text: float
+    text_wrong: float
     risk_macro_f1: float
     lookalikes_flagged: float
     dev_tiny_flagged: int
@@ -79,7 +90,9 @@ class Row:
     gates: dict[str, bool]
 
 
-def row(name: str, dev: dict[str, Any], tiny: dict[str, Any], model: Path, tier: str) -> Row:
+def row(name: str, dev: dict[str, Any], tiny: dict[str, Any], model: Path, tier: str,
+        right_only: bool = False) -> Row:
+    """One candidate's figures; its mean is rule 3's (rule 5's net figures unless ``right_only``)."""
     t = dev["tasks"]
     m, c, x = (t[k]["picohead"][tier] for k in ("mime", "code_lang", "text_lang"))
     r = t["risk"]["picohead"][tier]
@@ -88,12 +101,15 @@ def row(name: str, dev: dict[str, Any], tiny: dict[str, Any], model: Path, tier:
     pad = max(rob["padding"][k]["share"] * 100 for k in PADDING)
     en = tiny["models"][str(model)][tier]
     size = (model / f"{tier}.onnx").stat().st_size
-    mean = (m["accuracy"] + c["accuracy"] + x["accuracy"] + 100 * r["macro_f1"]) / 4
+    charge = 0.0 if right_only else 1.0
+    mean = (sum(h["accuracy"] - charge * h["confident_wrong"] for h in (m, c, x))
+            + 100 * r["macro_f1"]) / 4
     gates = {"dev_0_16_bytes": 100 * neg["tiny"]["flagged"] / max(1, neg["tiny"]["n"]) <= TINY_MAX,
              "enumerated_0_3_bytes": en["share"] <= TINY_MAX,
              "padding": pad <= PADDING_MAX, "batch": rob["batch"]["flipped"] == 0}
     return Row(name, size, size > SIZE_BUDGET.get(tier, 1 << 62), m["accuracy"], m["raw_top1"],
-               m["generic_answers"], m["confident_wrong"], c["accuracy"], x["accuracy"],
+               m["generic_answers"], m["confident_wrong"], c["accuracy"], c["confident_wrong"],
+               x["accuracy"], x["confident_wrong"],
                r["macro_f1"], neg["lookalike"]["share"], neg["tiny"]["flagged"], neg["tiny"]["n"],
                en["flagged"], en["inputs"], round(pad, 2), rob["batch"]["flipped"], round(mean, 2),
                gates)
@@ -103,9 +119,11 @@ class MarginError(ValueError):
     """A challenger leads the shipped candidate and no fitting ship_margin result was given."""
 
 
-def margin_for(margin: dict[str, Any] | None, tier: str, shipped: Path, leader: Path) -> float:
-    """The 5th percentile of ship_margin's result for (shipped, leader) on ``tier``; the lead is
-    above the noise when it is above 0."""
+def margin_for(margin: dict[str, Any] | None, tier: str, shipped: Path, leader: Path,
+               figures: str = NET) -> float:
+    """The 5th percentile of ship_margin's result for (shipped, leader) on ``tier``, computed on
+    the same ``figures`` (results written before rule 5 are on right answers); the lead is above
+    the noise when it is above 0."""
     if margin is None:
         raise MarginError(f"{tier}: a challenger ({leader}) leads the shipped candidate ({shipped}); "
                           f"give benchmarks/ship_margin.py's result with --margin {tier}=JSON "
@@ -115,11 +133,16 @@ def margin_for(margin: dict[str, Any] | None, tier: str, shipped: Path, leader: 
         raise MarginError(f"{tier}: the margin given is for tier {margin.get('tier')}, "
                           f"A={margin.get('a')}, B={margin.get('b')}; the rule needs tier {tier}, "
                           f"A={shipped} (shipped), B={leader}")
+    if margin.get("figures", RIGHT) != figures:
+        raise MarginError(f"{tier}: the margin given is on {margin.get('figures', RIGHT)!r} figures, "
+                          f"the rule ranks on {figures!r} (ship_margin.py and ship_rule.py take "
+                          "--right-only together)")
     return float(margin["p5"])
 
 
 def choose(rows: list[Row], margin: dict[str, Any] | None = None, folders: list[Path] | None = None,
-           tier: str = "", use_margin: bool = False) -> tuple[str | None, list[str]]:
+           tier: str = "", use_margin: bool = False, figures: str = NET
+           ) -> tuple[str | None, list[str]]:
     """The winner's name and, in order, why the others went out. With ``use_margin``, a
     challenger that leads the shipped candidate (``rows[0]``, from ``folders[0]``) must clear the
     margin (rule 4); ``MarginError`` when no fitting margin is given."""
@@ -136,7 +159,7 @@ def choose(rows: list[Row], margin: dict[str, Any] | None = None, folders: list[
     best = max(left, key=lambda r: (r.mean, -left.index(r)))
     shipped = rows[0]
     if use_margin and folders and best is not shipped and shipped in left:
-        p5 = margin_for(margin, tier, folders[0], folders[rows.index(best)])
+        p5 = margin_for(margin, tier, folders[0], folders[rows.index(best)], figures)
         if p5 <= 0:
             why.append(f"{best.candidate}: dev mean higher ({best.mean} > {shipped.mean}) but not "
                        f"above the noise (project bootstrap 5th percentile {p5} <= 0)")
@@ -153,13 +176,15 @@ def choose(rows: list[Row], margin: dict[str, Any] | None = None, folders: list[
 
 
 def table(tier: str, rows: list[Row], winner: str | None) -> list[str]:
-    L = [f"### {tier}", "", "| candidate | MIME right / generic / wrong (raw) | code | text | risk macro F1 | "
+    L = [f"### {tier}", "", "| candidate | MIME right / generic / wrong (raw) | code right / wrong | "
+         "text right / wrong | risk macro F1 | "
          "look-alikes | 0-16 B flagged (dev) | 0-3 B flagged | padding changed | batch flips | "
          "size | mean |", "|" + "---|" * 12]
     for r in rows:
         mark = "**" if r.candidate == winner else ""
         L.append(f"| {mark}{r.candidate}{mark} | {r.mime:.2f} / {r.mime_generic:.2f} / "
-                 f"{r.mime_wrong:.2f} ({r.mime_raw:.2f}) | {r.code:.2f} | {r.text:.2f} | "
+                 f"{r.mime_wrong:.2f} ({r.mime_raw:.2f}) | {r.code:.2f} / {r.code_wrong:.2f} | "
+                 f"{r.text:.2f} / {r.text_wrong:.2f} | "
                  f"{r.risk_macro_f1:.3f} | {r.lookalikes_flagged:.2f} % | {r.dev_tiny_flagged} of "
                  f"{r.dev_tiny_n} | {r.enumerated_flagged} of {r.enumerated_n} | "
                  f"{r.padding_changed:.2f} % | {r.batch_flipped} | {r.size:,} B"
@@ -177,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
                          "challenger as B); needed where a challenger leads (rule 4)")
     ap.add_argument("--no-margin", action="store_true",
                     help="rank by the dev mean alone, as the choices before rule 4 did")
+    ap.add_argument("--right-only", action="store_true",
+                    help="rank on right answers alone, not net of wrong ones (rule 5), as the "
+                         "choices up to content-v18 did")
     a = ap.parse_args(argv)
     margins: dict[str, dict[str, Any]] = {}
     for spec in a.margin:
@@ -201,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         cands.append((name, dev, tiny, Path(parts[2])))
     result: dict[str, Any] = {}
+    figures = RIGHT if a.right_only else NET
     for tier in a.tiers.split(","):
         have = [c for c in cands if tier in c[1]["robustness"] and (c[3] / f"{tier}.onnx").exists()]
         lacking = [f"{n} ({m})" for n, _, t, m in have if tier not in t["models"].get(str(m), {})]
@@ -209,18 +238,19 @@ def main(argv: list[str] | None = None) -> int:
                   f" (run benchmarks/tiny_inputs.py with --tiers ... {tier}, or leave {tier} out "
                   "with --tiers)", file=sys.stderr)
             return 2
-        rows = [row(n, d, t, m, tier) for n, d, t, m in have]
+        rows = [row(n, d, t, m, tier, a.right_only) for n, d, t, m in have]
         if not rows:
             continue
         try:
             winner, why = choose(rows, margins.get(tier), [m for *_, m in have], tier,
-                                 use_margin=not a.no_margin)
+                                 use_margin=not a.no_margin, figures=figures)
         except MarginError as e:
             print(f"ship_rule: {e}", file=sys.stderr)
             return 2
         print("\n".join(table(tier, rows, winner) + ["", f"choice: {winner}"]
                         + [f"- {w}" for w in why] + [""]))
         result[tier] = {"choice": winner, "why": why, "rows": [asdict(r) for r in rows],
+                        "figures": figures,
                         "margin": None if a.no_margin else margins.get(tier)}
     if a.out:
         Path(a.out).write_text(json.dumps(result, indent=1) + "\n")

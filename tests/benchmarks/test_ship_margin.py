@@ -64,3 +64,15 @@ def test_the_risk_term_is_the_wild_reports_macro_f1() -> None:
     o.update(risk_truth=truth, risk_flags=flags)
     w = {t: np.ones((1, 300)) for t in (*ship_margin.SOFTMAX_TASKS, "risk")}
     assert ship_margin.mean_figure(o, w)[0] == pytest.approx(100 * want / 4, abs=0.05)
+
+
+def test_a_rows_worth_charges_confident_wrong_answers_only() -> None:
+    """Rule 5's figure per record: right 1, confident-wrong -1, while an unknown, an absent head
+    or a family fallback costs nothing; ``right_only`` reproduces the figures before the rule."""
+    from picohead_runtime.decode import GENERIC_REASON
+
+    rows = [{"truth": "a", "final": "a"}, {"truth": "a", "final": "b"},
+            {"truth": "a", "final": "unknown"}, {"truth": "a", "final": "(absent)"},
+            {"truth": "a", "final": "z", "reason": "below threshold" + GENERIC_REASON}]
+    assert [ship_margin.worth(r) for r in rows] == [1, -1, 0, 0, 0]
+    assert [ship_margin.worth(r, right_only=True) for r in rows] == [1, 0, 0, 0, 0]
