@@ -7,7 +7,8 @@ metrics; this package never imports ``picohead``.
 
 Pipeline per tier: ``torch.onnx.export(dynamo=True)`` with a
 dynamic batch and length -> assert both stayed symbolic -> strip debug metadata -> onnxscript
-optimizer -> fp32 parity gate against the torch model -> int8 (dynamic, a ladder of settings; the
+optimizer -> whole-number constants stored narrow behind a Cast -> fp32 parity gate against
+the torch model -> int8 (dynamic, a ladder of settings; the
 first that passes the gates wins) or fp16 -> quantization gates -> metadata (the runtime contract in
 ``picohead_runtime.model_meta``) -> one file, written only when every gate passed.
 
@@ -116,7 +117,7 @@ def module_graph(module: Any, spec: ModelSpec) -> onnx.ModelProto:
     )
     fp32 = graph.optimize(graph.strip_debug(fp32))
     graph.check_symbolic_inputs(fp32, [INPUT_BYTES, INPUT_LENGTHS], names)
-    return graph.compact_names(graph.merge_parallel_linears(fp32))
+    return graph.narrow_integer_constants(graph.compact_names(graph.merge_parallel_linears(fp32)))
 
 
 class Samples(Protocol):

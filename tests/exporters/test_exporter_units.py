@@ -403,3 +403,45 @@ def _spec_two_heads():
             ],
         }
     )
+
+
+def test_whole_number_constants_are_stored_narrow_and_compute_the_same():
+    """float64 hash multipliers below 2**31 become int32 and an integer-valued float32 kernel int8,
+    each behind one Cast; fractions, small tensors and quantization scales stay as they are, a
+    name already taken is not reused, and the outputs are bit-identical."""
+    from picohead_exporters.graph import narrow_integer_constants
+
+    rng = np.random.default_rng(0)
+    mult = rng.integers(1, 2**31 - 1, size=(4, 16)).astype(np.float64)
+    kern = rng.integers(-3, 4, size=(16, 8)).astype(np.float32)
+    frac = rng.random((8, 3)).astype(np.float32)
+    scale = np.full(16, 2.0, dtype=np.float32)  # whole numbers, but a DequantizeLinear scale
+    q = rng.integers(-100, 100, size=16).astype(np.int8)
+    nodes = [
+        helper.make_node("Cast", ["x"], ["xd"], to=TensorProto.DOUBLE),
+        helper.make_node("MatMul", ["xd", "mult"], ["h"]),
+        helper.make_node("Cast", ["h"], ["hf"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["hf", "small"], ["hs"]),
+        helper.make_node("DequantizeLinear", ["q", "scale"], ["dq"], axis=0),
+        helper.make_node("Add", ["hs", "dq"], ["hq"]),
+        helper.make_node("MatMul", ["hq", "kern"], ["k"]),
+        helper.make_node("MatMul", ["k", "frac"], ["mult_int"]),  # the name a cast would take
+        helper.make_node("Identity", ["mult_int"], ["y"]),
+    ]
+    inits = [numpy_helper.from_array(a, n) for a, n in (
+        (mult, "mult"), (kern, "kern"), (frac, "frac"), (scale, "scale"), (q, "q"),
+        (np.array([3.0], dtype=np.float32), "small"))]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])], inits)
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    before = model.SerializeToString()
+    narrow_integer_constants(model)
+    kinds = {i.name: i.data_type for i in model.graph.initializer}
+    assert kinds["mult_int_"] == TensorProto.INT32 and kinds["kern_int"] == TensorProto.INT8
+    assert kinds["frac"] == kinds["scale"] == kinds["small"] == TensorProto.FLOAT
+    assert "mult" not in kinds and "kern" not in kinds
+    assert len(model.SerializeToString()) < len(before) - 200
+    x = (rng.random((2, 4)) * 10).astype(np.float32)
+    run = [ort.InferenceSession(b).run(None, {"x": x})[0]
+           for b in (before, model.SerializeToString())]
+    assert np.array_equal(run[0], run[1])
