@@ -76,7 +76,11 @@ def build(args: argparse.Namespace) -> int:
     suite, cache, mirrors = Path(args.suite), Path(args.cache), Path(args.mirrors)
     try:
         pinned = read_splits(Path(args.splits)) if args.splits else None
-    except ValueError as e:
+        # read before the builders run (minutes), so a bad list fails at once
+        corpus = corpus_producers(
+            manifest=Path(args.corpus_manifest) if args.corpus_manifest else None,
+            ids=[Path(p) for p in args.corpus_ids])
+    except (OSError, ValueError) as e:
         print(f"wild build: {e}", file=sys.stderr)
         return 2
     suite.mkdir(parents=True, exist_ok=True)
@@ -91,8 +95,6 @@ def build(args: argparse.Namespace) -> int:
             log.error("builder %s failed: %s", name, failed[name])
         log.info("builder %s: %.0f s", name, time.time() - t0)
     recs = finalise(suite, pinned=pinned)
-    corpus = corpus_producers(manifest=Path(args.corpus_manifest) if args.corpus_manifest else None,
-                              ids=[Path(p) for p in args.corpus_ids])
     shared = [r for r in recs if corpus.holds(r["id"])]
     if shared:  # the same bytes in a corpus build: dedup (the producer rule is checked below)
         drop = {r["id"] for r in shared}

@@ -130,11 +130,18 @@ def write_ids(corpus: Path, out: Path, kinds: Iterable[str]) -> int:
 
 
 def read_ids(path: Path) -> set[str]:
-    """The hash prefixes of an id list (``write_ids``); ValueError on a line that is not one."""
+    """The hash prefixes of an id list (``write_ids``'s gzip file, or the same lines as plain
+    text); ValueError on a line that is not one."""
     import gzip
 
-    with gzip.open(path, "rt", encoding="ascii") as f:
-        ids = {line.strip() for line in f if line.strip()}
+    with open(path, "rb") as raw:
+        packed = raw.read(2) == b"\x1f\x8b"
+    try:
+        with (gzip.open(path, "rt", encoding="ascii") if packed
+              else open(path, encoding="ascii")) as f:
+            ids = {line.strip() for line in f if line.strip()}
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as e:
+        raise ValueError(f"{path}: not an id list ({type(e).__name__}: {e})") from e
     bad = [i for i in ids if len(i) != ID_PREFIX or any(c not in "0123456789abcdef" for c in i)]
     if bad:
         raise ValueError(f"{path}: {len(bad)} lines are no {ID_PREFIX}-digit hash prefix "

@@ -112,6 +112,12 @@ def test_an_id_list_stands_in_for_a_corpus_build(tmp_path: Path) -> None:
         f.write("not-a-hash\n")
     with pytest.raises(ValueError, match="hash prefix"):
         read_ids(tmp_path / "bad.gz")
+    # the same lines as plain text (a list written by hand) read alike; binary junk is named
+    (tmp_path / "plain.txt").write_text(f"{'a' * ID_PREFIX}\n\n{'b' * ID_PREFIX}\n")
+    assert read_ids(tmp_path / "plain.txt") == {"a" * ID_PREFIX, "b" * ID_PREFIX}
+    (tmp_path / "junk").write_bytes(b"\xff\xfe\x00junk")
+    with pytest.raises(ValueError, match="not an id list"):
+        read_ids(tmp_path / "junk")
 
 
 def test_claims_is_owns_seen_from_the_other_side() -> None:
