@@ -353,7 +353,9 @@ def test_lzip_members_from_every_encoder_test_clean(tmp_path) -> None:
     tester = shutil.which("clzip") or shutil.which("lzip")
     if tester is None:
         pytest.skip("no lzip decoder here")
-    assert sources == {"gen:lzip-liblzma", "gen:lzip-clzip", "gen:lzip-pdlzip", "gen:lzip-tarlz"}
+    # every encoder installed writes members (the wild suite's lzip is a decoder, not theirs)
+    assert sources == {"gen:lzip-liblzma"} | {f"gen:lzip-{p}" for p in ("clzip", "pdlzip", "tarlz")
+                                               if shutil.which(p)}
     for k, (data, _, _) in enumerate(got):
         (tmp_path / f"{k}.lz").write_bytes(data)
         assert subprocess.run([tester, "-t", str(tmp_path / f"{k}.lz")]).returncode == 0
