@@ -23,7 +23,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from picohead.data import formats, risk
+from picohead.data import formats, program_formats, risk
 from picohead.data.baseline import compare, load_baseline, save_last_good
 from picohead.data.breadth import FINE_HEADS, breadth, cap_producers, producer_of, under_floor
 from picohead.data.elf import ELF_MIMES, elf_mime
@@ -192,11 +192,15 @@ def stage_risk(recipe: Recipe, out: Path, n_pos: int, short_share: float = 0.0) 
     write_stage(out, "gen_risk", recs)
 
 
+# Generators called alike (rng, pool, n); ``stage_formats`` calls the others with what they need.
+GENERATORS = {**formats.GENERATORS, **program_formats.GENERATORS}
+DEFAULT_GENERATORS = [*GENERATORS, "av", "av_more", "pyc", "debs", "jars"]
+
+
 def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: list[str]) -> None:
     store = BlobStore(out)
     per = int(recipe.setting("per_format", 320))
-    gens = recipe.setting("generators", list(formats.GENERATORS) + ["av", "av_more", "pyc", "debs",
-                                                                    "jars"])
+    gens = recipe.setting("generators", DEFAULT_GENERATORS)
     todo = [g for g in gens if not stage_done(out, f"gen_{g}")]
     if not todo:
         return
@@ -232,7 +236,7 @@ def stage_formats(recipe: Recipe, out: Path, cache: Path, jobs: int, missing: li
         elif g == "fonts":
             it = formats.gen_fonts(grng, pool, per)
         else:
-            it = formats.GENERATORS[g](grng, pool, per)
+            it = GENERATORS[g](grng, pool, per)
         recs = []
         counts: Counter[str] = Counter()
         try:
@@ -366,8 +370,7 @@ def _judge_card(recipe: Recipe, out: Path, card: dict[str, Any], recs: list[dict
     thin = {h: {lab: why for lab, why in d.items() if lab not in decided.get(h, {})}
             for h, d in card["dropped_labels"].items()}
     card["comparison"] = compare(card["per_head"], before, src, thin, mins)
-    gens = recipe.setting("generators", list(formats.GENERATORS) + ["av", "av_more", "pyc", "debs",
-                                                                    "jars"])
+    gens = recipe.setting("generators", DEFAULT_GENERATORS)
     card["tolerance"] = judge(recipe.entries, failures, list(gens), missing,
                               dict(recipe.setting("max_failed_share", {})), card["comparison"],
                               float(recipe.setting("max_label_drop", 0.2)))

@@ -38,7 +38,10 @@ GENERATOR_PROJECTS = frozenset({
     "pillow", "fonttools", "sqlite", "cryptography", "python-docx", "openpyxl", "python-pptx",
     "odfpy", "xlwt", "fpdf2", "ffmpeg", "p7zip", "7zip", "cpio", "binutils", "zstd", "gnupg",
     "libreoffice", "openjdk", "brotli", "cpython", "zlib", "bzip2", "xz-utils", "tar",
-    "picohead"})
+    "picohead",
+    # corpus v6 (picohead/data/program_formats.py)
+    "exfatprogs", "util-linux", "squashfs-tools-ng", "nasm", "mingw-w64", "gnuplot", "ghostscript",
+    "libjxl", "musepack-tools", "openimageio", "pandoc", "ezdxf"})
 __all__ = ["RESERVED_REPOS", "CorpusProducers", "IndependenceError", "check_independence",
            "corpus_producers", "is_reserved_key", "normalise", "project_of", "reserved_repo",
            "wild_producers", "wild_recipe_entries", "wild_recipes"]

@@ -13,6 +13,7 @@ What it does not do: install anything, or check versions (the README's install s
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 from dataclasses import dataclass
 
@@ -31,6 +32,7 @@ PYTHON_PACKAGES: dict[str, str] = {
     "mido": "mido",
     "lz4": "lz4",
     "cabarchive": "cabarchive",
+    "ezdxf": "ezdxf",
 }
 # program -> apt package (the programs picohead.data.formats runs)
 PROGRAMS: dict[str, str] = {
@@ -54,7 +56,22 @@ PROGRAMS: dict[str, str] = {
     "powerpc64le-linux-gnu-gcc": "gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross",
     "riscv64-linux-gnu-gcc": "gcc-riscv64-linux-gnu libc6-dev-riscv64-cross",
     "s390x-linux-gnu-gcc": "gcc-s390x-linux-gnu libc6-dev-s390x-cross",
+    # corpus v6's program-made formats (picohead.data.program_formats)
+    "mkfs.exfat": "exfatprogs",
+    "sfdisk": "fdisk",
+    "gensquashfs": "squashfs-tools-ng",
+    "nasm": "nasm",
+    "x86_64-w64-mingw32-gcc": "gcc-mingw-w64-x86-64",
+    "i686-w64-mingw32-gcc": "gcc-mingw-w64-i686",
+    "gnuplot": "gnuplot-nox",
+    "gs": "ghostscript",
+    "cjxl": "libjxl-tools",
+    "mpcenc": "musepack-tools",
+    "oiiotool": "openimageio-tools",
+    "pandoc": "pandoc",
 }
+# the filesystem makers live in sbin, which a user's PATH may lack
+SEARCH_PATH = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
 ALLOW_FLAG = "--allow-missing-encoders"
 
 
@@ -88,5 +105,5 @@ def missing() -> Missing:
     python = tuple(
         pkg for mod, pkg in PYTHON_PACKAGES.items() if importlib.util.find_spec(mod) is None
     )
-    programs = tuple(p for p in PROGRAMS if shutil.which(p) is None)
+    programs = tuple(p for p in PROGRAMS if shutil.which(p, path=SEARCH_PATH) is None)
     return Missing(python=python, programs=programs)

@@ -97,7 +97,8 @@ def test_recipe_with_a_built_corpus_needs_no_encoders(monkeypatch, tmp_path):
 
 
 def test_missing_lists_what_this_machine_lacks(monkeypatch):
-    monkeypatch.setattr(requirements.shutil, "which", lambda p: None if p == "7z" else "/bin/x")
+    monkeypatch.setattr(requirements.shutil, "which",
+                        lambda p, path=None: None if p == "7z" else "/bin/x")
     real = requirements.importlib.util.find_spec
     monkeypatch.setattr(
         requirements.importlib.util,
@@ -110,7 +111,8 @@ def test_missing_lists_what_this_machine_lacks(monkeypatch):
 
 
 def test_requirements_cover_the_data_extra_and_the_encoders():
-    """Every package of the [data] extra and every program formats.py runs is checked."""
+    """Every package of the [data] extra and every program formats.py and program_formats.py
+    run is checked."""
     import re
 
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
@@ -121,10 +123,16 @@ def test_requirements_cover_the_data_extra_and_the_encoders():
     ]["data"]
     names = {re.split(r"[<>=\[ ]", x)[0].lower() for x in extra}
     assert names == {p.lower() for p in requirements.PYTHON_PACKAGES.values()}
-    formats = (root / "picohead" / "data" / "formats.py").read_text()
-    used = set(re.findall(r'shutil\.which\("([\w.+-]+)"\)', formats))
-    used |= set(re.findall(r'subprocess\.run\(\["([\w.+-]+)"', formats))
+    used: set[str] = set()
+    for name in ("formats.py", "program_formats.py"):
+        src = (root / "picohead" / "data" / name).read_text()
+        used |= set(re.findall(r'shutil\.which\("([\w.+-]+)"', src))
+        used |= set(re.findall(r'(?:subprocess\.run|_run)\(\["([\w.+-]+)"', src))
+        used |= set(re.findall(r'_missing\(\["([\w.+-]+)"', src))
     from picohead.data.formats import ELF_TARGETS
+    from picohead.data.program_formats import DISK_WRITERS, MEDIA_MORE2
 
     used |= {f"{t}-gcc" for t in ELF_TARGETS}  # looked up by name pattern, not a literal
+    used |= {w[0] for w in (*DISK_WRITERS, *MEDIA_MORE2)}  # table entries
+    assert {"nasm", "gnuplot", "gs", "pandoc", "mkfs.exfat", "cjxl"} <= used  # the scan sees them
     assert used <= set(requirements.PROGRAMS), used - set(requirements.PROGRAMS)
