@@ -99,7 +99,8 @@ CURVE = (0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95, 0.99)
 
 def windows(suite: Path, recs: list[dict[str, Any]], window: Any) -> tuple[np.ndarray, np.ndarray]:
     """The runtime's windows of every record, read once and shared by every tier."""
-    return batch_windows([extract_window(blob(suite, r), window.head, window.tail) for r in recs])
+    return batch_windows([extract_window(blob(suite, r), window.head, window.tail,
+                                         skip_nul=window.skip_nul) for r in recs])
 
 
 def probabilities(model: Any, wins: tuple[np.ndarray, np.ndarray]) -> list[np.ndarray]:
@@ -335,7 +336,8 @@ def main() -> int:
             P["report"] = P[args.report]
             if task == "risk":
                 if tiny_wins is None:  # every tier of a model reads the same window
-                    tiny_wins = batch_windows([extract_window(b, spec.window.head, spec.window.tail)
+                    tiny_wins = batch_windows([extract_window(b, spec.window.head, spec.window.tail,
+                                                              skip_nul=spec.window.skip_nul)
                                                for b in tiny_inputs.inputs()])
                 tiny = probabilities(model, tiny_wins)
                 row, final = calibrate_flags(spec, P, data[task], args.max_false,

@@ -164,7 +164,7 @@ def load_manifest(
             if not isinstance(rec, dict):
                 raise ManifestError(f"{where}: each line must be a JSON object")
             content = read_content(rec, path.parent, where)
-            windows.append(extract_window(content, win.head, win.tail))
+            windows.append(extract_window(content, win.head, win.tail, skip_nul=win.skip_nul))
             sources.append(str(rec.get("source", "")))
             ids.append(str(rec.get("id", f"{path.name}:{lineno}")))
             labels = rec.get("labels", {})

@@ -98,6 +98,7 @@ class Classifier:
         self.batch_size = batch_size
         self._decoder = Decoder(meta.spec, top_k=top_k)
         self._head, self._tail = meta.spec.window.head, meta.spec.window.tail
+        self._skip_nul = meta.spec.window.skip_nul
         self._full = max(1, meta.spec.window.size)
         self._run = self._model.session.run
         self._outputs = list(self._model.output_names)
@@ -137,7 +138,8 @@ class Classifier:
         self, data: bytes | bytearray | memoryview, *, path: str | None = None
     ) -> Result:
         """Classify in-memory content (only its window is used); ``TypeError`` unless bytes."""
-        return self._one(path, extract_window(_check_bytes(data), self._head, self._tail))
+        return self._one(path, extract_window(_check_bytes(data), self._head, self._tail,
+                                              skip_nul=self._skip_nul))
 
     def classify_path(self, path: PathLike | ListingError) -> Result:
         """Classify one file; problems reading it become the result's status."""
@@ -153,7 +155,8 @@ class Classifier:
         """Classify a binary stream from its current position (seeks to the end when it can;
         a pipe is read within ``stream_limit`` bytes, and the result says when it was cut)."""
         try:
-            got = read_stream(stream, self._head, self._tail, limit=self.stream_limit)
+            got = read_stream(stream, self._head, self._tail, limit=self.stream_limit,
+                              skip_nul=self._skip_nul)
         except OSError as e:
             return self._status(path, READ_ERROR, e.strerror or str(e))
         return self._one(path, got.window, got.message)
@@ -193,7 +196,8 @@ class Classifier:
 
     def _bytes_batch(self, batch: list[bytes]) -> list[Result]:
         return self._run_windows(
-            [None] * len(batch), [extract_window(b, self._head, self._tail) for b in batch]
+            [None] * len(batch),
+            [extract_window(b, self._head, self._tail, skip_nul=self._skip_nul) for b in batch],
         )
 
     def _executor(self) -> ThreadPoolExecutor:
@@ -214,6 +218,7 @@ class Classifier:
             self._tail,
             follow_symlinks=self.follow_symlinks,
             stream_limit=self.stream_limit,
+            skip_nul=self._skip_nul,
         )
 
     def _one(self, path: str | None, window: bytes, note: str | None = None) -> Result:
@@ -335,7 +340,7 @@ def _check_bytes(data: Any) -> bytes | bytearray | memoryview:
     return data
 
 
-def read_stream_window(stream: IO[bytes], head: int, tail: int) -> bytes:
+def read_stream_window(stream: IO[bytes], head: int, tail: int, *, skip_nul: int = 0) -> bytes:
     """The window of a binary stream from its position (``picohead_runtime.windows.read_stream``
     without the report: a pipe is cut short at ``STREAM_LIMIT`` bytes)."""
-    return read_stream(stream, head, tail).window
+    return read_stream(stream, head, tail, skip_nul=skip_nul).window

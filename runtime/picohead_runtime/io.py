@@ -80,6 +80,7 @@ def read_path(
     *,
     follow_symlinks: bool = False,
     stream_limit: int = STREAM_LIMIT,
+    skip_nul: int = 0,
 ) -> tuple[str, bytes | None, str | None]:
     """``(status, window, message)`` for ``path``; ``window`` is set only when status is ``ok``
     (its ``message`` is then None, or says that a size-0 file was cut short at ``stream_limit``)."""
@@ -89,7 +90,7 @@ def read_path(
         status, message = status_for_error(e, path, follow_symlinks=follow_symlinks)
         return status, None, message
     try:
-        got = read_fd(fd, head, tail, limit=stream_limit)
+        got = read_fd(fd, head, tail, limit=stream_limit, skip_nul=skip_nul)
     except OSError as e:  # EIO on a bad disk, EISDIR on odd filesystems, EAGAIN, ...
         status, message = status_for_error(e, path, follow_symlinks=follow_symlinks)
         return status, None, message

@@ -135,17 +135,25 @@ class HeadSpec:
 
 @dataclass(frozen=True)
 class WindowSpec:
-    """Bytes read from a file: the first ``head`` and the last ``tail`` (no overlap)."""
+    """Bytes read from a file: the first ``head`` and the last ``tail`` (no overlap), after
+    whitespace is stripped from both ends and, when ``skip_nul`` is set, a leading run of at
+    least that many NUL bytes is skipped too (``picohead_runtime.windows``). ``skip_nul`` is 0
+    (off) for every model trained before it existed: a model is run with the windows it was
+    trained on."""
 
     head: int = 1024
     tail: int = 1024
+    skip_nul: int = 0
 
     @property
     def size(self) -> int:
         return self.head + self.tail
 
     def to_dict(self) -> dict[str, Any]:
-        return {"head": self.head, "tail": self.tail}
+        out: dict[str, Any] = {"head": self.head, "tail": self.tail}
+        if self.skip_nul:  # absent when off, so the specs of earlier models read back unchanged
+            out["skip_nul"] = self.skip_nul
+        return out
 
 
 @dataclass(frozen=True)
@@ -400,9 +408,9 @@ def _parse_spec(data: Any, source: str) -> ModelSpec:
     w = data.get("window", {})
     if not isinstance(w, Mapping):
         raise _fail(source, "window", 'must look like {"head": 1024, "tail": 1024}')
-    _check_keys(w, {"head", "tail"}, "window", source)
-    wh, wt = w.get("head", 1024), w.get("tail", 1024)
-    for k, v in (("head", wh), ("tail", wt)):
+    _check_keys(w, {"head", "tail", "skip_nul"}, "window", source)
+    wh, wt, wn = w.get("head", 1024), w.get("tail", 1024), w.get("skip_nul", 0)
+    for k, v in (("head", wh), ("tail", wt), ("skip_nul", wn)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise _fail(source, f"window.{k}", f"must be a non-negative integer, got {v!r}")
         if v > MAX_WINDOW_SIDE:
@@ -457,7 +465,7 @@ def _parse_spec(data: Any, source: str) -> ModelSpec:
     return ModelSpec(
         name=name,
         heads=heads,
-        window=WindowSpec(head=wh, tail=wt),
+        window=WindowSpec(head=wh, tail=wt, skip_nul=wn),
         family=family,
         tiers=tuple(tiers),
         arch=dict(arch),

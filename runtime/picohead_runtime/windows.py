@@ -10,7 +10,16 @@ the wild suite's answers still changed under 4 KB of trailing newlines, for the 
 ``MAX_STRIP`` bytes of whitespace at either end therefore changes no window (Magika issues #1335,
 #1342, #1344 are this attack; content-v7 changed 78 % of its wild-suite answers under 1 KB of
 leading newlines). Content no longer than ``head + tail`` after stripping is taken whole, so no byte
-is ever duplicated. Batches are right-padded
+is ever duplicated.
+
+NUL padding: a model whose spec sets ``window.skip_nul`` (``WindowSpec.skip_nul``, a number of
+bytes) also skips a run of at least that many NUL bytes that follows the leading whitespace,
+at most :data:`MAX_STRIP` bytes, when any byte follows the run (content that is nothing but NULs
+keeps them). 1 KB of leading NULs changed 60-77 % of content-v18's wild-suite answers; no format
+begins with 64 NULs for a reason a model could use (disk and ISO images show only zeros in their
+first KB, and a PICT file's 512-byte zero header carries nothing), so the run carries no
+information the model loses, and what follows it becomes visible. Models trained before the key
+have it at 0 and see NULs as content, as they were trained to. Batches are right-padded
 ``uint8`` arrays plus an ``int64`` vector of lengths: a ``uint8`` cannot hold a pad id, so the
 length, not a sentinel byte, says where the padding starts, and byte 0 stays an ordinary byte. The
 models turn positions at or past the length into their own pad id (256) and mask them in pooling.
@@ -50,15 +59,28 @@ WHITESPACE = b" \t\n\r\x0b\x0c"
 MAX_STRIP = 1 << 20  # bytes of whitespace stripped at most from each end (1 MiB)
 
 
-def _strip(data: bytes) -> tuple[int, int, bytes]:
+def _nul_skip(run: int, followed: bool, skip_nul: int) -> int:
+    """How many bytes of a leading NUL run of ``run`` bytes (counted up to :data:`MAX_STRIP`) are
+    skipped: all of them when ``skip_nul`` is set, the run is at least that long and content that
+    is not trailing whitespace follows it; else none (content that is nothing but NULs keeps
+    them, so trailing whitespace cannot change its window either)."""
+    return run if skip_nul and run >= skip_nul and followed else 0
+
+
+def _strip(data: bytes, skip_nul: int = 0) -> tuple[int, int, bytes]:
     """(start, end, suffix): the content is ``data[start:end] + suffix`` (see the module docstring)."""
     n = len(data)
-    if n and data[0] not in WHITESPACE and data[-1] not in WHITESPACE:
+    if n and data[0] not in WHITESPACE and data[-1] not in WHITESPACE and not (
+            skip_nul and data[0] == 0):
         return 0, n, b""  # the common case: nothing to strip, no slice copied
     lead = min(n, MAX_STRIP)
     start = lead - len(data[:lead].lstrip(WHITESPACE))
     room = min(n - start, MAX_STRIP)
     end = n - (room - len(data[n - room :].rstrip(WHITESPACE))) if room else n
+    if skip_nul and start < end and data[start] == 0:
+        bound = min(end, start + MAX_STRIP)
+        run = (bound - start) - len(data[start:bound].lstrip(b"\0"))
+        start += _nul_skip(run, start + run < end, skip_nul)
     empty = start == end and n > 0
     return start, end, _suffix(b"\n" in data[end:], empty and b"\n" in data[:start], empty)
 
@@ -93,15 +115,18 @@ def _cut(core: bytes, suffix: bytes, head: int, tail: int) -> bytes:
     return body[:head] + (body[len(body) - tail :] if tail else b"")
 
 
-def extract_window(data: bytes | bytearray | memoryview, head: int, tail: int) -> bytes:
+def extract_window(data: bytes | bytearray | memoryview, head: int, tail: int, *,
+                   skip_nul: int = 0) -> bytes:
     """The model's view of ``data``: whitespace stripped from both ends (bounded, see the module
-    docstring), then all of it if short, else its first ``head`` + last ``tail`` bytes."""
+    docstring; with ``skip_nul``, a leading NUL run of at least that many bytes too), then all of
+    it if short, else its first ``head`` + last ``tail`` bytes."""
     data = bytes(data)
-    start, end, suffix = _strip(data)
+    start, end, suffix = _strip(data, skip_nul)
     return _cut(data[start:end], suffix, head, tail)
 
 
-def window_from_reader(pread: Callable[[int, int], bytes], size: int, head: int, tail: int) -> bytes:
+def window_from_reader(pread: Callable[[int, int], bytes], size: int, head: int, tail: int, *,
+                       skip_nul: int = 0) -> bytes:
     """The window of content of ``size`` bytes readable at any offset with ``pread(n, offset)``:
     the same bytes as :func:`extract_window` of the whole content. The first read at each end is
     the window itself (``head`` bytes, ``tail`` bytes), so a file without whitespace at its ends
@@ -149,6 +174,17 @@ def window_from_reader(pread: Callable[[int, int], bytes], size: int, head: int,
         if kept:
             break
     end = max(end, start)
+    if skip_nul and start < end:
+        bound, pos = min(end, start + MAX_STRIP), start
+        while pos < bound:
+            chunk = cached(min(4096, bound - pos), pos)
+            if not chunk:
+                break
+            kept = chunk.lstrip(b"\0")
+            pos += len(chunk) - len(kept)
+            if kept:
+                break
+        start += _nul_skip(pos - start, pos < end, skip_nul)
     empty = start == end and size > 0
     suffix = _suffix(saw_newline, empty and lead_newline, empty)
     core_len = end - start
@@ -202,6 +238,7 @@ def read_stream_chunks(
     *,
     limit: int = STREAM_LIMIT,
     seconds: float = STREAM_SECONDS,
+    skip_nul: int = 0,
 ) -> StreamWindow:
     """The window of the bytes that ``read(n)`` gives until it returns ``b""`` (or ``None``), or
     until ``limit`` bytes or ``seconds`` seconds: leading whitespace skipped (at most
@@ -214,6 +251,8 @@ def read_stream_chunks(
     first = bytearray()
     buf = bytearray()
     total, lead_left, lead_newline, in_lead, dropped = 0, MAX_STRIP, False, True, False
+    nuls = -1 if skip_nul else None  # the leading NUL run counted so far (-1: not reached yet)
+    pend: bytearray | None = None  # whitespace after a long run, until it is known to be trailing
     reason = ""
     while True:
         if total >= limit:
@@ -240,6 +279,27 @@ def read_stream_chunks(
             if not chunk and lead_left > 0:
                 continue
             in_lead = False
+        if nuls is not None and chunk:
+            if nuls < 0:
+                nuls = 0
+            if pend is None:  # inside the run
+                n = min(len(chunk), MAX_STRIP - nuls)
+                run = n - len(chunk[:n].lstrip(b"\0"))
+                nuls += run
+                chunk = chunk[run:]
+                if not chunk:  # the run goes on (or reached MAX_STRIP at this chunk's end)
+                    continue
+                if nuls < skip_nul:  # too short to skip, whatever follows
+                    chunk, nuls = b"\0" * nuls + chunk, None
+                else:
+                    pend = bytearray()
+            if pend is not None:  # a long run: skipped once content other than whitespace follows
+                ws = len(chunk) - len(chunk.lstrip(WHITESPACE))
+                pend += chunk[:ws]
+                chunk = chunk[ws:]
+                if not chunk and len(pend) <= MAX_STRIP:  # may yet be trailing whitespace
+                    continue
+                chunk, nuls, pend = bytes(pend) + chunk, None, None
         if len(first) < head:
             take = head - len(first)
             first += chunk[:take]
@@ -249,6 +309,9 @@ def read_stream_chunks(
             if len(buf) > keep + _CHUNK:
                 del buf[: len(buf) - keep]
                 dropped = True
+    if nuls is not None and nuls > 0:  # the content ended inside its leading NUL run (or in
+        kept = b"\0" * nuls + bytes(pend or b"")  # whitespace after it): nothing followed, so
+        first, buf = bytearray(kept[:head]), bytearray(kept[head:])  # it stays (<= 2 MiB)
     window = _stream_window(bytes(first), bytes(buf), dropped, lead_newline, total, head, tail)
     return StreamWindow(window, total, bool(reason), reason)
 
@@ -273,6 +336,7 @@ def read_stream(
     *,
     limit: int = STREAM_LIMIT,
     seconds: float = STREAM_SECONDS,
+    skip_nul: int = 0,
 ) -> StreamWindow:
     """The window of a binary stream from its position: seek to the tail when the stream can,
     else read on within ``limit`` bytes and ``seconds`` seconds (see the module docstring)."""
@@ -294,10 +358,11 @@ def read_stream(
             stream.seek(pos + offset)
             return _read_exact(stream, n)
 
-        window = window_from_reader(pread, end - pos, head, tail)
+        window = window_from_reader(pread, end - pos, head, tail, skip_nul=skip_nul)
         stream.seek(end)
         return StreamWindow(window, end - pos)
-    return read_stream_chunks(stream.read, head, tail, limit=limit, seconds=seconds)
+    return read_stream_chunks(stream.read, head, tail, limit=limit, seconds=seconds,
+                              skip_nul=skip_nul)
 
 
 def _read_exact(stream: IO[bytes], n: int) -> bytes:
@@ -316,25 +381,27 @@ def _read_exact(stream: IO[bytes], n: int) -> bytes:
 
 
 def read_fd(
-    fd: int, head: int, tail: int, *, limit: int = STREAM_LIMIT, seconds: float = STREAM_SECONDS
+    fd: int, head: int, tail: int, *, limit: int = STREAM_LIMIT, seconds: float = STREAM_SECONDS,
+    skip_nul: int = 0,
 ) -> StreamWindow:
     """The window of the regular file open on ``fd``: positioned reads, or, when the file
     says its size is 0 (``/proc``, ``/sys`` and other synthetic files), read as a stream."""
     size = os.fstat(fd).st_size
     if size == 0:
         return read_stream_chunks(
-            lambda n: os.read(fd, n), head, tail, limit=limit, seconds=seconds
+            lambda n: os.read(fd, n), head, tail, limit=limit, seconds=seconds, skip_nul=skip_nul
         )
-    window = read_window_fd(fd, head, tail)
+    window = read_window_fd(fd, head, tail, skip_nul=skip_nul)
     return StreamWindow(window, size)
 
 
-def read_window_fd(fd: int, head: int, tail: int) -> bytes:
+def read_window_fd(fd: int, head: int, tail: int, *, skip_nul: int = 0) -> bytes:
     """Read the window of the regular file open on ``fd`` with positioned reads (the whitespace at
     each end in 4 KiB steps, then the two windows); a file that says its size is 0 gives ``b""``
     (:func:`read_fd` reads those)."""
     size = os.fstat(fd).st_size
-    return window_from_reader(lambda n, offset: os.pread(fd, n, offset), size, head, tail)
+    return window_from_reader(lambda n, offset: os.pread(fd, n, offset), size, head, tail,
+                              skip_nul=skip_nul)
 
 
 def open_regular(path: str | os.PathLike[str] | bytes, *, follow_symlinks: bool = False) -> int:
@@ -361,12 +428,13 @@ def open_regular(path: str | os.PathLike[str] | bytes, *, follow_symlinks: bool 
 
 
 def read_window(
-    path: str | os.PathLike[str] | bytes, head: int, tail: int, *, follow_symlinks: bool = False
+    path: str | os.PathLike[str] | bytes, head: int, tail: int, *, follow_symlinks: bool = False,
+    skip_nul: int = 0,
 ) -> bytes:
     """Read the window of the file at ``path``; raises ``OSError`` subclasses on failure."""
     fd = open_regular(path, follow_symlinks=follow_symlinks)
     try:
-        return read_window_fd(fd, head, tail)
+        return read_window_fd(fd, head, tail, skip_nul=skip_nul)
     finally:
         os.close(fd)
 

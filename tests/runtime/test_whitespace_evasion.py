@@ -101,3 +101,31 @@ def test_bundled_model_answers_padded_files_as_unpadded(tier):
         for padded in (PAD + data, data + PAD, b"\n" * 1024 + data, data + b"\n" * 4096,
                        PAD * 8 + data + PAD * 8):  # up to 64 KB at each end
             assert clf.classify_bytes(padded).asdict()["heads"] == want
+
+
+def test_a_model_that_skips_nul_runs_answers_nul_padding_as_the_unpadded_file(tiny_path, tmp_path):
+    """A model whose spec sets ``window.skip_nul`` reads a file behind 1 KB of NULs as the file
+    itself, from bytes, a path, a stream and in a batch; a model without it (every model trained
+    before the key) still sees the NULs, as it was trained to."""
+    import io
+
+    from tests.runtime import toy_models
+
+    def skip(doc):
+        doc["spec"]["window"]["skip_nul"] = 64
+
+    model = toy_models.rewrite_meta(tiny_path, tmp_path / "skip.onnx", skip)
+    body = b"#include <stdio.h>\nint main(void) { return 0; }\n" * 20
+    padded = b"\0" * 1024 + body
+    p = tmp_path / "padded.bin"
+    p.write_bytes(padded)
+    on, off = Classifier(model), Classifier(tiny_path)
+    assert on.spec.window.skip_nul == 64 and off.spec.window.skip_nul == 0
+    want = on.classify_bytes(body).asdict()
+    got = [on.classify_bytes(padded), on.classify_path(p), on.classify_stream(io.BytesIO(padded)),
+           *on.classify_many_bytes([padded, body])]
+    for r in got:
+        d = r.asdict()
+        d["path"] = want["path"]
+        assert d == want
+    assert off.classify_bytes(padded).asdict() != off.classify_bytes(body).asdict()

@@ -110,3 +110,75 @@ def test_a_real_pipe_matches_bytes():
     with os.fdopen(r, "rb", buffering=0) as f:
         got = windows.read_stream_chunks(f.read, 1024, 1024).window
     assert got == extract_window(data, 1024, 1024)
+
+
+# -- leading NUL runs (a model's spec.window.skip_nul) --------------------------------------------
+NUL_RUN = st.sampled_from([0, 1, 8, 63, 64, 65, 200, 1024, 5000])
+
+
+@settings(max_examples=300, deadline=None)
+@given(lead=ws_run, nuls=NUL_RUN, body=st.binary(max_size=600), trail=ws_run,
+       skip=st.sampled_from([1, 64, 100]), head=st.integers(0, 700), tail=st.integers(0, 700),
+       sizes=st.lists(st.integers(1, 700), max_size=5))
+def test_every_reader_skips_the_same_nul_run(tmp_path_factory, lead, nuls, body, trail, skip,
+                                             head, tail, sizes):
+    data = lead + b"\0" * nuls + body + trail
+    p = tmp_path_factory.mktemp("n") / "f.bin"
+    p.write_bytes(data)
+    got = [extract_window(data, head, tail, skip_nul=skip),
+           read_window(p, head, tail, skip_nul=skip),
+           read_stream(io.BytesIO(data), head, tail, skip_nul=skip).window,
+           read_stream_chunks(chunked(data, sizes), head, tail, skip_nul=skip).window]
+    assert got[1:] == got[:1] * 3
+
+
+@settings(max_examples=100, deadline=None)
+@given(body=st.binary(min_size=1, max_size=3000), pad=st.integers(64, 65536))
+def test_nul_padding_changes_no_window_when_the_model_skips_it(body, pad):
+    body = body.strip(windows.WHITESPACE).lstrip(b"\0") or b"x"
+    base = extract_window(body, 1024, 1024, skip_nul=64)
+    assert extract_window(b"\0" * pad + body, 1024, 1024, skip_nul=64) == base
+    assert extract_window(b"\n\n" + b"\0" * pad + body, 1024, 1024, skip_nul=64) == base
+    assert extract_window(b"\0" * pad + body + b"\n" * pad, 1024, 1024, skip_nul=64) == base
+    nothing_else = extract_window(b"\0" * pad, 1024, 1024, skip_nul=64)
+    assert extract_window(b"\0" * pad + b" \n" * pad, 1024, 1024, skip_nul=64) == nothing_else
+    # off (every model trained before skip_nul): the padding is content, as it always was
+    assert extract_window(b"\0" * pad + body, 1024, 1024)[:64] == b"\0" * 64
+
+
+def test_the_nul_rules_by_hand(tmp_path):
+    assert extract_window(b"\0" * 100 + b"CD001", 1024, 1024, skip_nul=64) == b"CD001"
+    assert extract_window(b"\0" * 63 + b"x", 1024, 1024, skip_nul=64) == b"\0" * 63 + b"x"
+    assert extract_window(b"\0\0\0\x1cftypisom", 1024, 1024, skip_nul=64) == b"\0\0\0\x1cftypisom"
+    # nothing but NULs: nothing follows the run, so it stays (an all-zero file is not empty),
+    # and trailing whitespace does not count as something (it cannot change the window either)
+    assert extract_window(b"\0" * 5000, 8, 8, skip_nul=64) == b"\0" * 16
+    assert extract_window(b"\0" * 5000 + b"\n" * 4096, 8, 8, skip_nul=64) == b"\0" * 16
+    assert extract_window(b"\0" * 5000 + b"\n x\n", 8, 8, skip_nul=64) == b"\n x"
+    # bounded: at most MAX_STRIP NUL bytes are skipped, and the reader never reads it all
+    huge = b"\0" * (3 * MAX_STRIP) + b"x"
+    w = extract_window(huge, 16, 16, skip_nul=64)
+    assert w == b"\0" * 16 + b"\0" * 15 + b"x"
+    calls = []
+
+    def pread(n: int, off: int) -> bytes:
+        calls.append(n)
+        return huge[off:off + n]
+    assert windows.window_from_reader(pread, len(huge), 16, 16, skip_nul=64) == w
+    assert sum(calls) <= 2 * MAX_STRIP + 64
+
+
+def test_the_window_spec_carries_skip_nul_and_earlier_specs_read_back_unchanged():
+    from picohead_runtime.spec import ModelSpec, SpecError
+
+    base = {"name": "m", "heads": [{"name": "kind", "kind": "softmax", "labels": ["a", "b"]}]}
+    old = ModelSpec.from_dict({**base, "window": {"head": 512, "tail": 512}})
+    assert old.window.skip_nul == 0 and "skip_nul" not in old.to_dict()["window"]
+    new = ModelSpec.from_dict({**base, "window": {"head": 512, "tail": 512, "skip_nul": 64}})
+    assert new.window.skip_nul == 64
+    assert ModelSpec.from_dict(new.to_dict()).window == new.window
+    for bad in (-1, "64", True):
+        with pytest.raises(SpecError, match="skip_nul"):
+            ModelSpec.from_dict({**base, "window": {"head": 512, "tail": 512, "skip_nul": bad}})
+    with pytest.raises(SpecError):
+        ModelSpec.from_dict({**base, "window": {"head": 512, "skip_nuls": 64}})
