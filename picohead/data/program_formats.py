@@ -349,10 +349,14 @@ def _markdown(rng: random.Random, pool: Pool) -> str:
     return "".join(parts)
 
 
-def _dxf(rng: random.Random, pool: Pool) -> bytes | None:
+DXF_VERSIONS = ("R12", "R2000", "R2004", "R2007", "R2010", "R2013", "R2018")
+
+
+def _dxf(rng: random.Random, pool: Pool, version: str | None = None) -> bytes | None:
     import ezdxf
 
-    doc = ezdxf.new(rng.choice(["R12", "R2000", "R2004", "R2007", "R2010", "R2013", "R2018"]))
+    version = version or rng.choice(DXF_VERSIONS)
+    doc = ezdxf.new(version)
     msp = doc.modelspace()
     for _ in range(rng.randrange(1, 40)):
         p = (rng.uniform(-100, 100), rng.uniform(-100, 100))
@@ -365,8 +369,9 @@ def _dxf(rng: random.Random, pool: Pool) -> bytes | None:
             msp.add_text(" ".join(_words(rng, pool, 3)), dxfattribs={"height": rng.uniform(1, 5)}).set_placement(p)
         elif kind == 3:
             msp.add_arc(p, rng.uniform(1, 40), rng.uniform(0, 180), rng.uniform(180, 360))
-        else:
-            msp.add_lwpolyline([(rng.uniform(-99, 99), rng.uniform(-99, 99)) for _ in range(rng.randrange(2, 8))])
+        else:  # R12 has no LWPOLYLINE: its polylines are POLYLINE/VERTEX entities
+            points = [(rng.uniform(-99, 99), rng.uniform(-99, 99)) for _ in range(rng.randrange(2, 8))]
+            (msp.add_polyline2d if version == "R12" else msp.add_lwpolyline)(points)
     buf = io.StringIO()
     doc.write(buf)
     return buf.getvalue().encode("utf-8")
