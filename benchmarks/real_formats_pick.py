@@ -9,7 +9,7 @@ packages (``picohead.data.recipe.is_reserved``), packages whose project the wild
 whose project owns a repository the wild suite pins, debug
 packages and .debs over ``--max-deb-mb``. Candidates are ranked by download size per file they
 can give (cheapest first) and at most one package per project and label is kept (two packages of
-one upstream project are one producer), up to ``--want`` packages a label. Each kept package gets
+one upstream project are one producer, and so are one manual's translations), up to ``--want`` packages a label. Each kept package gets
 the label's rules (extension, magic prefix where the format has one, 10 files at most), appended
 to its entry or to a new one (licence ``see package``).
 
@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
@@ -121,6 +122,14 @@ PICK: dict[str, list[dict[str, Any]]] = {
     "application/vnd.ms-cab-compressed": [{"ext": [".cab"], "magic": "4d534346"}],  # "MSCF"
     "application/x-lz4": [{"ext": [".lz4"], "magic": "04224d18"}],
     "image/avif": [{"ext": [".avif"]}],
+    # corpus v6: real files for labels picohead/data/program_formats.py writes with one program
+    "application/epub+zip": [{"ext": [".epub"], "magic": "504b0304"}],
+    "image/vnd.dxf": [{"ext": [".dxf"]}],  # ASCII DXF has no fixed prefix ("  0\nSECTION")
+    "application/vnd.oasis.opendocument.text-flat-xml": [{"ext": [".fodt"], "magic": "3c3f786d6c"}],
+    "image/x-exr": [{"ext": [".exr"], "magic": "762f3101"}],
+    # (not audio/x-musepack: bookworm's .mpc files are ACE's Makefile Project Creator text)
+    # (not application/x-coff: bookworm's .obj files are Wavefront meshes in 52 of 54 packages)
+    "image/jxl": [{"ext": [".jxl"], "magic": "ff0a"}, {"ext": [".jxl"], "magic": "0000000c4a584c20"}],
 }
 WANT = {"text/html": 60, "image/x-icon": 30, "image/bmp": 30}  # others: --want
 
@@ -166,6 +175,26 @@ def read_packages(lines: Iterable[str]) -> dict[str, tuple[int, str]]:
     return out
 
 
+# Locale suffixes of translated documentation packages (``developers-reference-ja``,
+# ``ubuntu-packaging-guide-epub-pt-br``): one project's manual in many languages is one producer.
+_LOCALE = re.compile(
+    r"-(?:ar|bg|bn|ca|cs|da|de|el|en|es|et|eu|fa|fi|fr|gl|he|hi|hu|id|it|ja|ko|lt|lv|ml|nb|nl|nn|"
+    r"pl|pt|ro|ru|sk|sl|sr|sv|ta|th|tr|uk|vi|zh)(?:-[a-z]{2,4})?$")
+
+
+# Module packages of one framework (``tryton-modules-account``, ``-stock``, ...): one producer.
+_FAMILIES = ("tryton-modules-", "minetest-mod-")
+
+
+def pick_project(package: str) -> str:
+    """The project a package counts as when picking: ``project_of`` after a locale suffix is cut,
+    or the framework of a module package."""
+    for prefix in _FAMILIES:
+        if package.startswith(prefix):
+            return prefix.split("-")[0]
+    return project_of(f"deb:{_LOCALE.sub('', package)}")
+
+
 def pick(contents: dict[str, Counter[str]], packages: dict[str, tuple[int, str]], want: int,
          max_bytes: int, excluded: Callable[[str], bool],
          want_per_label: dict[str, int] | None = None) -> dict[str, list[str]]:
@@ -183,7 +212,7 @@ def pick(contents: dict[str, Counter[str]], packages: dict[str, tuple[int, str]]
         kept: list[str] = []
         projects: set[str] = set()
         for _, p in sorted(cands):
-            proj = project_of(f"deb:{p}")
+            proj = pick_project(p)
             if proj in projects:
                 continue
             projects.add(proj)

@@ -124,3 +124,16 @@ def test_main_writes_an_include_file(tmp_path: Path) -> None:
     assert "alpha-doc" in names and "gnome-tarballs" not in names
     assert rfp.main(["--contents", str(contents), "--packages", str(tmp_path / "Packages"),
                      "--labels", "no/such"]) == 2
+
+
+def test_a_manuals_translations_are_one_project() -> None:
+    """developers-reference-ja and -fr, ubuntu-packaging-guide-epub-pt-br: one producer each;
+    names that only end like a locale in a longer word stay apart."""
+    same = ["developers-reference", "developers-reference-ja", "developers-reference-fr"]
+    assert len({rfp.pick_project(p) for p in same}) == 1
+    assert rfp.pick_project("ubuntu-packaging-guide-epub-pt-br") == rfp.pick_project(
+        "ubuntu-packaging-guide-epub")
+    assert rfp.pick_project("debian-edu-doc-nb-no") == rfp.pick_project("debian-edu-doc-zh-cn")
+    assert rfp.pick_project("libfoo-dev") != rfp.pick_project("libbar-dev")
+    assert rfp.pick_project("tryton-modules-sale") == rfp.pick_project("tryton-modules-stock")
+    assert rfp.pick_project("python3-pyes") != rfp.pick_project("python3-py")
