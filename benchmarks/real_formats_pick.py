@@ -130,6 +130,13 @@ PICK: dict[str, list[dict[str, Any]]] = {
     # (not audio/x-musepack: bookworm's .mpc files are ACE's Makefile Project Creator text)
     # (not application/x-coff: bookworm's .obj files are Wavefront meshes in 52 of 54 packages)
     "image/jxl": [{"ext": [".jxl"], "magic": "ff0a"}, {"ext": [".jxl"], "magic": "0000000c4a584c20"}],
+    # graph sources: most .dot files in bookworm are Doxygen's; a Word template (.dot) is OLE
+    "text/vnd.graphviz": [{"ext": [".dot", ".gv"], "magic": "64696772617068"},  # "digraph"
+                          {"ext": [".dot", ".gv"], "magic": "677261706820"},  # "graph "
+                          {"ext": [".dot", ".gv"], "magic": "737472696374"}],  # "strict"
+    "model/vrml": [{"ext": [".wrl", ".vrml"], "magic": "2356524d4c"}],  # "#VRML"
+    "image/x-win-bitmap": [{"ext": [".cur"], "magic": "00000200"}],  # a Windows cursor
+    # (not image/x-portable-arbitrarymap: bookworm's .pam files are PAM configuration, bar one)
 }
 WANT = {"text/html": 60, "image/x-icon": 30, "image/bmp": 30}  # others: --want
 

@@ -1306,6 +1306,74 @@ def gen_legacy(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
             "application/x-mach-binary", {}
 
 
+# -- corpus v6: text and icon formats whose real files are few (beside real_formats.json's) ------
+def _dot(rng: random.Random, pool: Pool) -> str:
+    """A Graphviz graph as people and tools write them: directed or not, attributes, clusters."""
+    directed = rng.random() < .7
+    edge = "->" if directed else "--"
+    words = [re.sub(r"\W", "_", w) for w in _words(rng, pool, 30)]
+    lines = [f"{'strict ' if rng.random() < .1 else ''}{'digraph' if directed else 'graph'} "
+             f"{rng.choice(['G', words[0], 'deps', 'g'])} {{"]
+    if rng.random() < .6:
+        lines.append(f"    rankdir={rng.choice(['LR', 'TB', 'RL'])};")
+    if rng.random() < .5:
+        lines.append(f"    node [shape={rng.choice(['box', 'ellipse', 'record', 'circle'])}"
+                     f"{', fontname=' + chr(34) + 'Helvetica' + chr(34) if rng.random() < .4 else ''}];")
+    nodes = [f"{w}{k}" if rng.random() < .3 else w for k, w in enumerate(words[1:rng.randrange(4, 30)])]
+    if rng.random() < .3:
+        lines.append(f"    subgraph cluster_{rng.randrange(9)} {{ label=\"{words[-1]}\"; "
+                     + "; ".join(nodes[:3]) + "; }")
+    for _ in range(rng.randrange(2, 40)):
+        a, b = rng.choice(nodes), rng.choice(nodes)
+        attr = f" [label=\"{rng.choice(words)}\"]" if rng.random() < .3 else ""
+        lines.append(f"    {a} {edge} {b}{attr};")
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+def _vrml(rng: random.Random, pool: Pool) -> str:
+    """A VRML 2.0 (or 1.0) scene of simple shapes, transforms and materials."""
+    if rng.random() < .2:
+        return ("#VRML V1.0 ascii\n\nSeparator {\n" + "".join(
+            f"  Translation {{ translation {rng.uniform(-5, 5):.2f} 0 {rng.uniform(-5, 5):.2f} }}\n"
+            f"  {rng.choice(['Cube {}', 'Sphere { radius 1 }', 'Cone {}', 'Cylinder {}'])}\n"
+            for _ in range(rng.randrange(1, 8))) + "}\n")
+    out = ["#VRML V2.0 utf8", f"# {pool.text(rng, 5, 60).splitlines()[0] if rng.random() < .5 else ''}"]
+    for _ in range(rng.randrange(1, 12)):
+        color = " ".join(f"{rng.random():.2f}" for _ in range(3))
+        geom = rng.choice([f"Box {{ size {rng.uniform(.1, 4):.2f} {rng.uniform(.1, 4):.2f} {rng.uniform(.1, 4):.2f} }}",
+                           f"Sphere {{ radius {rng.uniform(.1, 3):.3f} }}",
+                           f"Cylinder {{ radius {rng.uniform(.1, 2):.2f} height {rng.uniform(.1, 5):.2f} }}",
+                           "IndexedFaceSet { coord Coordinate { point [ " + ", ".join(
+                               " ".join(f"{rng.uniform(-3, 3):.3f}" for _ in range(3)) for _ in range(6))
+                           + " ] } coordIndex [ 0 1 2 -1 3 4 5 -1 ] }"])
+        out.append(f"Transform {{\n  translation {rng.uniform(-9, 9):.2f} {rng.uniform(-9, 9):.2f} "
+                   f"{rng.uniform(-9, 9):.2f}\n  children Shape {{\n    appearance Appearance "
+                   f"{{ material Material {{ diffuseColor {color} }} }}\n    geometry {geom}\n  }}\n}}")
+    return "\n".join(out) + "\n"
+
+
+def _cursor(rng: random.Random, pool: Pool) -> bytes:
+    """A Windows cursor: Pillow's ICO writer, the resource type set to 2 (cursor) and each entry's
+    planes/bit-count fields set to the hotspot, as cursor editors write them."""
+    size = rng.choice([16, 24, 32, 48, 64])
+    img = _scene(rng, pool).convert("RGBA").resize((size, size))
+    data = bytearray(_save(img, "ICO", sizes=[(size, size)], bitmap_format="bmp"))
+    data[2:4] = struct.pack("<H", 2)
+    for k in range(struct.unpack("<H", data[4:6])[0]):
+        off = 6 + 16 * k
+        data[off + 4:off + 8] = struct.pack("<HH", rng.randrange(size), rng.randrange(size))
+    return bytes(data)
+
+
+def gen_described(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
+    """Graphviz graphs, VRML scenes and Windows cursors (``n`` each), beside the real files of
+    ``real_formats.json``, which alone give too few a split for those labels."""
+    for _ in range(n):
+        yield _dot(rng, pool).encode(), "text/vnd.graphviz", {}
+        yield _vrml(rng, pool).encode(), "model/vrml", {}
+        yield _cursor(rng, pool), "image/x-win-bitmap", {}
+
+
 # -- formats the wild suite holds that the MIME head had no label for ---------------------------
 def _latin1(text: str) -> str:
     """Text a MIDI meta event can hold (mido writes them latin-1)."""
@@ -1835,5 +1903,5 @@ GENERATORS: dict[str, Callable[..., Iterator[Sample]]] = {
     "pim": gen_pim, "tables": gen_tables, "diffs": gen_diffs, "pillow_more": gen_pillow_more,
     "wasm": gen_wasm, "objects": gen_objects, "legacy": gen_legacy,
     "linked": gen_linked, "web_formats": gen_web_formats, "midi": gen_midi, "lz4": gen_lz4, "cab": gen_cab, "raster_more": gen_raster_more,
-    "lzip": gen_lzip, "apk": gen_apk,
+    "lzip": gen_lzip, "apk": gen_apk, "described": gen_described,
 }

@@ -191,6 +191,10 @@ FORMATS: dict[str, tuple[str, str, str]] = {
     "application/epub+zip": ("document", "word_processing", "binary"),
     "application/vnd.oasis.opendocument.text-flat-xml": ("document", "word_processing", "text"),
     "application/vnd.oasis.opendocument.spreadsheet-flat-xml": ("document", "spreadsheet", "text"),
+    # corpus v6, real files only (benchmarks/real_formats_pick.py)
+    "text/vnd.graphviz": ("document", "data", "text"),
+    "model/vrml": ("document", "data", "text"),
+    "image/x-win-bitmap": ("image", "icon", "binary"),
 }
 
 

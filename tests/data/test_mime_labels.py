@@ -84,6 +84,14 @@ def _e_type(data: bytes) -> int:
     return int.from_bytes(data[16:18], "big" if data[5] == 2 else "little")
 
 
+def _pil(data: bytes):  # noqa: ANN202 - a PIL image
+    import io
+
+    from PIL import Image
+
+    return Image.open(io.BytesIO(data))
+
+
 def _check(mime: str, data: bytes) -> None:
     """What libmagic looks for in each type (the structural part of `file --mime-type`)."""
     t = data.decode("utf-8", "replace")
@@ -137,12 +145,17 @@ def _check(mime: str, data: bytes) -> None:
         "audio/x-w64": lambda: data[:4] == b"riff" and data[24:28] == b"wave",
         "audio/x-caf": lambda: data[:4] == b"caff",
         "video/3gpp": lambda: data[4:8] == b"ftyp" and data[8:11] == b"3gp",
+        "text/vnd.graphviz": lambda: t.split(None, 1)[0] in ("digraph", "graph", "strict")
+                                     and t.rstrip().endswith("}"),
+        "model/vrml": lambda: t.startswith(("#VRML V2.0 utf8", "#VRML V1.0 ascii")),
+        "image/x-win-bitmap": lambda: data[:4] == b"\0\0\x02\0" and _pil(data).format == "CUR",
     }
     assert checks[mime](), mime
 
 
 @pytest.mark.parametrize("gen", ["pim", "tables", "diffs", "pillow_more", "wasm", "objects", "legacy",
-                                 "midi", "lz4", "cab", "raster_more", "linked", "web_formats"])
+                                 "midi", "lz4", "cab", "raster_more", "linked", "web_formats",
+                                 "described"])
 def test_new_generators_write_valid_files(gen: str, tmp_path) -> None:
     seen: dict[str, int] = {}
     for data, mime, _extra in formats.GENERATORS[gen](random.Random(7), POOL, 3):
