@@ -130,6 +130,11 @@ class SteadyConfig:
         default_factory=lambda: {"tiny": 16, "small": 24, "base": 32, "pro": 48}
     )  # max-pooled detector units per tier (0: this tier has no detector)
     local_heads: tuple[str, ...] = ()  # heads that read the detector (empty: every head)
+    # Context (empty: off): byte offsets after each position whose n-gram embeddings reach that
+    # position's units through a projection of their own, so a unit can fire on a field name and
+    # the value 8 or 16 bytes after it together (the detector's n-grams span at most 16 bytes, and
+    # the password flag needs both: ``smtp_password: "..."`` against ``smtp_password: ${X}``).
+    local_context: tuple[int, ...] = ()
 
     @property
     def local(self) -> bool:
@@ -163,6 +168,12 @@ class SteadyConfig:
             _tier_map(self.local_hidden, tiers, "local_hidden", allow_zero=True)
             if self.local_rows:
                 _table_rows(self.local_rows, tiers, "local_rows")
+        ctx = self.local_context
+        if ctx and (not self.detector_kinds or len(set(ctx)) != len(ctx) or any(
+                isinstance(o, bool) or not isinstance(o, int) or not 1 <= o <= 64 for o in ctx)):
+            raise SpecError(f"arch.local_context: {list(ctx)!r} must be distinct byte offsets in "
+                            "1..64, and needs the detector (local_ngrams, shape_ngrams or "
+                            "token_lengths)")
 
     def detector_rows(self, tier: str) -> int:
         """The detector hash-table rows ``tier`` reads (a prefix of the table)."""

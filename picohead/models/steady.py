@@ -427,7 +427,11 @@ class SteadyModel(nn.Module):
             )
             rows = max(self.local_row_counts, default=cfg.local_buckets)
             self.local_table = nn.Parameter(torch.randn(rows, ldim) * 0.1)
-            self.local_proj = SlimLinear(ldim, max(1, max(cfg.local_hidden.values())))
+            units = max(1, max(cfg.local_hidden.values()))
+            self.local_proj = SlimLinear(ldim, units)
+            # one projection per context offset (no bias: local_proj's is the units' bias)
+            self.local_ctx = nn.ModuleList(
+                SlimLinear(ldim, units, bias=False) for _ in cfg.local_context)
             self.register_buffer("shape_map", torch.from_numpy(SHAPE_MAP.copy()), persistent=False)
             if cfg.token_lengths:
                 self.register_buffer(
@@ -586,7 +590,7 @@ class SteadyModel(nn.Module):
             else:  # export: n-grams that do not fit read an appended zero row (no [K, B, L, D] mask)
                 zero_row = F.pad(table, (0, 0, 0, 1))
                 per = F.embedding(torch.where(valid, idx, table.shape[0]), zero_row).sum(0)
-            act = F.relu(self.local_proj(per, units))
+            act = F.relu(self._units(per, units))
             act = act * valid.any(0).to(act.dtype).unsqueeze(-1)  # no n-gram there: 0
             return act.amax(1)  # the runtime's windows are at least 1 byte wide
         h, valid = local[0], local[1]
@@ -594,12 +598,34 @@ class SteadyModel(nn.Module):
         per_full = local[2 + self.local_row_counts.index(rows)]
         anyv = valid.any(0)  # [B, L]
         with torch.no_grad():
-            act = F.relu(self.local_proj(per_full[..., :dim], units)) * anyv.unsqueeze(-1)
+            act = F.relu(self._units(per_full[..., :dim], units)) * anyv.unsqueeze(-1)
             arg = act.argmax(1)  # [B, units]
-        sel = arg.unsqueeze(0).expand(idx.shape[0], -1, -1)  # [K, B, units] winning positions
-        per = _per_position(idx.gather(2, sel), valid.gather(2, sel), table)  # [B, units, dim]
-        act = F.relu(self.local_proj(per, units)).diagonal(dim1=1, dim2=2)  # [B, units]
+        pre = self.local_proj(self._at(idx, valid, table, arg, 0), units)  # [B, units, units]
+        for off, proj in zip(self.cfg.local_context, self.local_ctx):
+            pre = pre + proj(self._at(idx, valid, table, arg, off), units)
+        act = F.relu(pre.diagonal(dim1=1, dim2=2))  # [B, units]: each unit at its own position
         return act * anyv.gather(1, arg).to(act.dtype)
+
+    def _units(self, per: torch.Tensor, units: int) -> torch.Tensor:
+        """The detector units' inputs at every position of ``per`` ([B, L, dim] n-gram sums): its
+        own projection, plus each context offset's projection of the sums that many bytes on
+        (zeros past the window's end, where no n-gram is valid either)."""
+        out = self.local_proj(per, units)
+        length = per.shape[1]
+        for off, proj in zip(self.cfg.local_context, self.local_ctx):
+            ahead = F.pad(per, (0, 0, 0, off))[:, off : off + length]
+            out = out + proj(ahead, units)
+        return out
+
+    @staticmethod
+    def _at(idx: torch.Tensor, valid: torch.Tensor, table: torch.Tensor, arg: torch.Tensor,
+            off: int) -> torch.Tensor:
+        """The n-gram sums ``off`` bytes after each unit's winning position ``arg`` [B, units]
+        ([B, units, dim]; zeros where that is past the window's end)."""
+        pos = arg + off
+        inside = pos < idx.shape[2]
+        sel = pos.clamp(max=idx.shape[2] - 1).unsqueeze(0).expand(idx.shape[0], -1, -1)
+        return _per_position(idx.gather(2, sel), valid.gather(2, sel) & inside.unsqueeze(0), table)
 
     def _local_buckets(
         self, data: torch.Tensor, lengths: torch.Tensor, rows: int

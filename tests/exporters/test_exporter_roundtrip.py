@@ -252,11 +252,11 @@ def test_fp16_for_cuda_keeps_float32_outputs(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("local_heads", [[], ["risk"]])
-def test_steady_local_detector_round_trip(tmp_path, local_heads):
+@pytest.mark.parametrize("local_heads, context", [([], []), (["risk"], []), (["risk"], [3, 8])])
+def test_steady_local_detector_round_trip(tmp_path, local_heads, context):
     """The max-pooled local detector (arch.local_ngrams / shape_ngrams / token_lengths) exports
     with parity, read by every head or routed to the named ones (then with detector rows per
-    tier)."""
+    tier), and with context offsets (arch.local_context)."""
     from picohead.testing import toy_spec
     from picohead_runtime.spec import ModelSpec
 
@@ -270,6 +270,7 @@ def test_steady_local_detector_round_trip(tmp_path, local_heads):
         "local_dims": {"tiny": 4, "small": 8},
         "local_hidden": {"tiny": 0, "small": 12},
         "local_heads": local_heads,
+        "local_context": context,
     }
     if local_heads:  # and detector rows per tier (arch.local_rows), both tiers with units
         d["arch"]["local_rows"] = {"tiny": 128, "small": 512}

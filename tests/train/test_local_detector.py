@@ -34,6 +34,8 @@ LOCAL = {
 
 # Per-tier detector rows (arch.local_rows), with units on both tiers so both row counts run.
 ROWS = {"local_rows": {"tiny": 128, "small": 512}, "local_hidden": {"tiny": 4, "small": 12}}
+# Context offsets (arch.local_context): short ones, so the test windows' ends are crossed.
+CTX = {"local_context": [3, 8]}
 
 
 def local_spec(**extra: object) -> ModelSpec:
@@ -119,7 +121,8 @@ def test_detector_widens_only_the_tiers_that_have_it():
     assert bool((small[:, 16:] >= 0).all())  # max of ReLU units
 
 
-@pytest.mark.parametrize("extra", [{}, ROWS], ids=["shared-rows", "rows-per-tier"])
+@pytest.mark.parametrize("extra", [{}, ROWS, {**ROWS, **CTX}],
+                         ids=["shared-rows", "rows-per-tier", "context"])
 def test_slices_and_padding_are_exact_with_the_detector(extra):
     torch.manual_seed(0)
     spec = local_spec(**extra)
@@ -144,8 +147,10 @@ def test_slices_and_padding_are_exact_with_the_detector(extra):
 
 @pytest.mark.parametrize(
     "extra, tier, sums",
-    [({}, "small", 1), (ROWS, "small", 2), (ROWS, "tiny", 2)],
-    ids=["shared-rows", "rows-per-tier-small", "rows-per-tier-tiny"],
+    [({}, "small", 1), (ROWS, "small", 2), (ROWS, "tiny", 2), (CTX, "small", 1),
+     ({**ROWS, **CTX}, "tiny", 2)],
+    ids=["shared-rows", "rows-per-tier-small", "rows-per-tier-tiny", "context-small",
+         "context-tiny"],
 )
 def test_training_shortcut_has_the_values_and_gradients_of_amax(extra, tier, sums):
     torch.manual_seed(0)
@@ -186,6 +191,34 @@ def test_detector_config_is_checked():
     d["arch"] = {**d["arch"], **LOCAL, "token_lengths": -1}
     with pytest.raises(SpecError, match="token_lengths"):
         build_model(ModelSpec.from_dict(d))
+    for bad in ([0], [8, 8], [65], [True], ["8"]):
+        d["arch"] = {**toy_spec("steady")["arch"], **LOCAL, "local_context": bad}
+        with pytest.raises(SpecError, match="local_context"):
+            build_model(ModelSpec.from_dict(d))
+
+
+def test_context_lets_a_unit_read_bytes_past_its_n_grams():
+    """With arch.local_context [12], the detector's units at one position change with the bytes
+    14-21 bytes after it, past the 8-byte raw and 6-byte shape n-grams starting there; without
+    context they cannot (only n-grams starting at a position reach its units)."""
+    torch.manual_seed(0)
+    for extra, moves in (({"local_context": [12]}, True), ({}, False)):
+        model = build_model(local_spec(**extra)).eval()
+        cfg = model.cfg
+        base = torch.tensor([list(b"password: aaaaaaaaaaaaaaaaaaaaaaaa")], dtype=torch.uint8)
+        changed = base.clone()
+        changed[0, 14:22] = torch.tensor(list(b"x9#Q!z7%"), dtype=torch.uint8)
+        lengths = torch.tensor([base.shape[1]])
+        dim, units, rows = cfg.local_dims["small"], cfg.local_hidden["small"], 512
+        with torch.no_grad():
+            idx_a, valid_a = model._local_buckets(base, lengths, rows)
+            idx_b, valid_b = model._local_buckets(changed, lengths, rows)
+            from picohead.models.steady import _per_position
+
+            table = model.local_table[:rows, :dim]
+            a = model._units(_per_position(idx_a, valid_a, table), units)[0, 0]
+            b = model._units(_per_position(idx_b, valid_b, table), units)[0, 0]
+        assert (not torch.equal(a, b)) is moves
 
 
 def test_crop_batch_cuts_excerpts_and_drops_labels_they_cannot_back():
@@ -312,11 +345,12 @@ def test_a_tier_without_detector_units_carries_no_detector_weights():
     assert any(n.startswith("local_") for n in dict(small.named_parameters()))
 
 
-def test_export_path_detector_hashes_and_outputs_match_training_path():
+@pytest.mark.parametrize("extra", [{}, CTX], ids=["plain", "context"])
+def test_export_path_detector_hashes_and_outputs_match_training_path(extra):
     """The fused (Conv + float64 MatMul) detector hashes: the loop's bucket at every valid
     position, the same validity, and the same head outputs."""
     torch.manual_seed(0)
-    spec = local_spec()
+    spec = local_spec(**extra)
     model = build_model(spec).eval()
     x, lengths, _ = _batch(2)
     with torch.no_grad():
