@@ -121,14 +121,18 @@ def gen_disk_images(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
     by_mime: dict[str, list[Callable[[random.Random, Path, Path], bool]]] = {}
     for _, mime, fn in writers:
         by_mime.setdefault(mime, []).append(fn)
+    made = dict.fromkeys(by_mime, 0)
     with tempfile.TemporaryDirectory() as td:
-        for i in range(n):
+        for i in range(3 * n):  # a writer refuses some random settings: try on to n a type
             for mime, fns in by_mime.items():
+                if made[mime] >= n:
+                    continue
                 src, out = Path(td) / f"t{i}_{len(mime)}", Path(td) / f"i{i}.img"
                 shutil.rmtree(src, ignore_errors=True)
                 out.unlink(missing_ok=True)
                 _tree(rng, pool, src, rng.randrange(1, 12))
                 if rng.choice(fns)(rng, src, out) and out.exists():
+                    made[mime] += 1
                     yield out.read_bytes(), mime, {}
 
 
@@ -405,15 +409,13 @@ def gen_documents_more(rng: random.Random, pool: Pool, n: int) -> Iterator[Sampl
                 data = _dxf(rng, pool)
                 if data:
                     yield data, "image/vnd.dxf", {}
-            if soffice:
-                if rng.random() < .5:
-                    p = td / f"f{i}.txt"
-                    p.write_text(pool.text(rng, 100, 4000), encoding="utf-8", errors="replace")
-                else:
-                    p = td / f"f{i}.csv"
-                    rows = [",".join(_words(rng, pool, 4)) for _ in range(rng.randrange(2, 40))]
-                    p.write_text("\n".join(rows) + "\n", encoding="utf-8")
-                flat_in.append(p)
+            if soffice:  # one text and one table a round: n of each flat type
+                p = td / f"f{i}.txt"
+                p.write_text(pool.text(rng, 100, 4000), encoding="utf-8", errors="replace")
+                q = td / f"f{i}.csv"
+                rows = [",".join(_words(rng, pool, 4)) for _ in range(rng.randrange(2, 40))]
+                q.write_text("\n".join(rows) + "\n", encoding="utf-8")
+                flat_in += [p, q]
         yield from _flat_odf(flat_in, td)
 
 
