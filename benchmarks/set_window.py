@@ -20,30 +20,26 @@ import shutil
 import sys
 from pathlib import Path
 
-import onnx
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
 
-from picohead_runtime.model_meta import META_KEY, ModelMeta
+from picohead.calibrate import rewrite_meta  # noqa: E402
+from picohead_runtime.model_meta import ModelMeta  # noqa: E402
 
 
 def set_window(src: Path, dst: Path, skip_nul: int) -> list[Path]:
     """Copy ``src`` (a model folder) to ``dst`` and write ``skip_nul`` into every ``*.onnx``'s
     embedded window spec; the rewritten files."""
     shutil.copytree(src, dst, dirs_exist_ok=True)
-    out = []
-    for path in sorted(dst.glob("*.onnx")):
-        model = onnx.load(str(path))
-        props = {p.key: p for p in model.metadata_props}
-        if META_KEY not in props:
-            raise ValueError(f"{path}: no picohead metadata")
-        meta = ModelMeta.from_json(props[META_KEY].value, source=str(path))
+
+    def edit(meta: ModelMeta) -> ModelMeta:
         window = dataclasses.replace(meta.spec.window, skip_nul=skip_nul)
-        new = dataclasses.replace(meta, spec=dataclasses.replace(meta.spec, window=window),
-                                  extra={**meta.extra, "window_set_by": "benchmarks/set_window.py"})
-        props[META_KEY].value = new.to_prop()
-        tmp = path.with_suffix(".tmp")
-        onnx.save(model, str(tmp))
-        tmp.replace(path)
-        out.append(path)
+        return dataclasses.replace(meta, spec=dataclasses.replace(meta.spec, window=window),
+                                   extra={**meta.extra, "window_set_by": "benchmarks/set_window.py"})
+
+    out = sorted(dst.glob("*.onnx"))
+    for path in out:
+        rewrite_meta(path, edit)
     return out
 
 

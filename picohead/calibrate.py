@@ -453,30 +453,41 @@ def calibrated_rule(onnx_path: Path) -> dict[str, float] | None:
     return dict(found) if isinstance(found, dict) else None
 
 
+def rewrite_meta(onnx_path: Path, edit: Callable[[ModelMeta], ModelMeta]) -> None:
+    """Replace the picohead metadata of the ONNX file at ``onnx_path`` with ``edit`` of it
+    (weights and graph untouched; written to a temporary file, then moved over)."""
+    import onnx
+
+    model = onnx.load(str(onnx_path))
+    props = {p.key: p for p in model.metadata_props}
+    if META_KEY not in props:
+        raise ValueError(f"{onnx_path}: no picohead metadata")
+    props[META_KEY].value = edit(ModelMeta.from_json(props[META_KEY].value,
+                                                     source=str(onnx_path))).to_prop()
+    tmp = onnx_path.with_suffix(".tmp")
+    onnx.save(model, str(tmp))
+    tmp.replace(onnx_path)
+
+
 def write_thresholds(
     onnx_path: Path, spec: ModelSpec, settings: dict[str, Any] | None = None,
     source: str = "validation split",
 ) -> None:
     """Replace the embedded spec's thresholds (and note the calibration: ``source`` names the data
     they were chosen on) in the ONNX metadata."""
-    import onnx
 
-    model = onnx.load(str(onnx_path))
-    props = {p.key: p for p in model.metadata_props}
-    meta = ModelMeta.from_json(props[META_KEY].value, source=str(onnx_path))
-    if meta.spec.head_names != spec.head_names:
-        raise ValueError(f"{onnx_path}: calibrated spec has other heads than the file")
-    # The thresholds live in the spec; the file only notes where they came from and the rule
-    # (the whole accuracy/coverage curve, ~9 KB, is the run's eval/calibration.json; tiers have
-    # budgets).
-    extra = {**meta.extra, "calibration": source}
-    if settings is not None:
-        extra["calibration_rule"] = settings
-    new = dataclasses.replace(meta, spec=spec, extra=extra)
-    props[META_KEY].value = new.to_prop()
-    tmp = onnx_path.with_suffix(".tmp")
-    onnx.save(model, str(tmp))
-    tmp.replace(onnx_path)
+    def edit(meta: ModelMeta) -> ModelMeta:
+        if meta.spec.head_names != spec.head_names:
+            raise ValueError(f"{onnx_path}: calibrated spec has other heads than the file")
+        # The thresholds live in the spec; the file only notes where they came from and the rule
+        # (the whole accuracy/coverage curve, ~9 KB, is the run's eval/calibration.json; tiers
+        # have budgets).
+        extra = {**meta.extra, "calibration": source}
+        if settings is not None:
+            extra["calibration_rule"] = settings
+        return dataclasses.replace(meta, spec=spec, extra=extra)
+
+    rewrite_meta(onnx_path, edit)
 
 
 def calibrate_files(
