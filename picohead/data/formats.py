@@ -224,9 +224,16 @@ def gen_svg(rng: random.Random, pool: Pool, n: int) -> Iterator[Sample]:
 
 # -- archives and compressed streams --------------------------------------------------------------
 def _tar(files: list[tuple[str, bytes]], fmt: int) -> bytes:
+    """A tar archive of ``files`` in ``fmt``. ustar holds names of at most 100 bytes (a basename
+    cannot move into its prefix field): longer ones are cut to 100 bytes keeping the extension,
+    where tarfile would raise and end the generator's run (a corpus v6 build lost gen_archives
+    after 289 samples to one long file name from a git tree)."""
     b = io.BytesIO()
     with tarfile.open(fileobj=b, mode="w", format=fmt) as tf:
         for name, data in files:
+            if fmt == tarfile.USTAR_FORMAT and len(name.encode()) > 100:
+                ext = Path(name).suffix[:16]
+                name = name.encode()[: 100 - len(ext.encode())].decode(errors="ignore") + ext
             ti = tarfile.TarInfo(name)
             ti.size = len(data)
             ti.mtime = 1_600_000_000

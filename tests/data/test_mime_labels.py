@@ -461,3 +461,13 @@ def test_libreoffice_writes_spreadsheets_with_its_own_compound_file_layout(tmp_p
             out = subprocess.run(["file", "-b", "--mime-type", str(tmp_path / f"{k}.xls")],
                                  capture_output=True, text=True).stdout.strip()
             assert out == "application/vnd.ms-excel"
+
+
+def test_ustar_archives_take_long_file_names_cut_to_its_100_bytes() -> None:
+    import tarfile
+
+    long = "é" * 70 + ".txt"  # 144 bytes in UTF-8
+    for fmt, want in ((tarfile.USTAR_FORMAT, 100), (tarfile.GNU_FORMAT, 144), (tarfile.PAX_FORMAT, 144)):
+        names = tarfile.open(fileobj=io.BytesIO(formats._tar([(long, b"x"), ("a.c", b"y")], fmt))).getnames()
+        assert [len(n.encode()) for n in names] == [want, 3]
+        assert names[0].endswith(".txt")
