@@ -25,6 +25,7 @@ import json
 from pathlib import Path
 
 from picohead_runtime import Classifier
+from picohead_runtime.results import MultilabelResult
 
 VALUES = ("prny3694_NTD", "hunter2secret", "Nebula1970#", "xK9#mP2$vL", "C4ctus#857",
           "correct-horse-battery", "Gl4ci3r@792", "t5Qr5znjzs09QgQowxCCEKBT")
@@ -63,12 +64,14 @@ def main() -> int:
                 continue
             for form, fmt in FORMS.items():
                 res = list(clf.classify_many_bytes([fmt.format(v=v).encode() for v in VALUES]))
-                scores = [r.heads["risk"].scores["password"] for r in res]
-                flagged = sum("password" in r.heads["risk"].labels for r in res)
+                risk = [r.heads["risk"] for r in res]
+                assert all(isinstance(h, MultilabelResult) for h in risk)
+                scores = [h.scores["password"] for h in risk]  # type: ignore[union-attr]
+                flagged = sum("password" in h.labels for h in risk)  # type: ignore[union-attr]
                 rows.append({"model": str(model), "tier": tier, "form": form,
                              "mean_score": round(sum(scores) / len(scores), 3),
                              "min_score": round(min(scores), 3), "flagged": flagged,
-                             "of": len(VALUES), "flag_off": "password" in res[0].heads["risk"].disabled})
+                             "of": len(VALUES), "flag_off": "password" in risk[0].disabled})  # type: ignore[union-attr]
     cols = [(r["model"], r["tier"]) for r in rows]
     cols = list(dict.fromkeys(cols))
     print("| form | " + " | ".join(f"{Path(m).name} {t}" for m, t in cols) + " |")
@@ -77,8 +80,8 @@ def main() -> int:
         cells = []
         for m, t in cols:
             r = next((x for x in rows if x["model"] == m and x["tier"] == t and x["form"] == form), None)
-            flagged = "flag off" if r and r["flag_off"] else f"{r['flagged']}/{r['of']}" if r else ""
-            cells.append(f"{r['mean_score']:.2f} ({flagged})" if r else "")
+            said = "flag off" if r and r["flag_off"] else f"{r['flagged']}/{r['of']}" if r else ""
+            cells.append(f"{r['mean_score']:.2f} ({said})" if r else "")
         print(f"| {form} | " + " | ".join(cells) + " |")
     if args.out:
         Path(args.out).write_text(json.dumps({"values": VALUES, "forms": FORMS, "rows": rows}, indent=1))
