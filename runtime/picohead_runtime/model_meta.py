@@ -6,10 +6,12 @@ right-padded windows) and ``lengths`` (``int64[batch]``, the real length of each
 cannot hold a pad id, so lengths say where padding starts). Outputs: one probability tensor per
 head, named ``prob_<head>`` (``float32[batch, n_labels]``; softmax, or sigmoid for multilabel
 heads). ``metadata_props["picohead"]`` holds :class:`ModelMeta` as JSON (never Python repr),
-written zlib-compressed and base64-encoded behind a ``zlib:`` prefix (:meth:`ModelMeta.to_prop`):
-wild-dev calibration writes per-label thresholds and fallbacks that take a tiny tier's metadata
-from 6.6 to 12.2 KB of its 64 KB budget (3.0 KB compressed). :meth:`ModelMeta.from_json` reads
-both that and plain JSON (every file written before 2026-12-06).
+written compressed (:meth:`ModelMeta.to_prop`): raw LZMA2 in base85 behind an ``xz85:`` prefix
+since 2026-12-08. Wild-dev calibration writes per-label thresholds and fallbacks that take a tiny
+tier's metadata to 12 KB of JSON; as zlib in base64 (``zlib:``, 2026-12-06 to 2026-12-08) that
+was 4,005 characters of content-v19rc1's calibrated tiny and put the file 333 B over its 64 KiB
+budget, as LZMA2 in base85 it is 3,622. :meth:`ModelMeta.from_json` reads all three: ``xz85:``,
+``zlib:`` and plain JSON (every file written before 2026-12-06).
 
 What it does not do: load ONNX (that needs onnxruntime; see the runtime's model loader) or write it
 (``picohead_exporters``).
@@ -20,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import lzma
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,7 +33,11 @@ from picohead_runtime.spec import ModelSpec, SpecError
 META_KEY = "picohead"
 META_FORMAT = "picohead-onnx"
 META_VERSION = 1
-COMPRESSED_PREFIX = "zlib:"  # then base64 of the zlib-compressed JSON text
+COMPRESSED_PREFIX = "xz85:"  # then base85 of the JSON text as a raw LZMA2 stream (to_prop)
+ZLIB_PREFIX = "zlib:"  # then base64 of the zlib-compressed JSON text (files of 2026-12-06/07)
+# raw LZMA2 (no .xz container: its headers and check cost ~60 B); the decoder needs the same
+# dictionary size, and 1 MiB is far more than any metadata text
+_LZMA2 = {"id": lzma.FILTER_LZMA2, "dict_size": 1 << 20}
 MAX_META_BYTES = 4 << 20  # a decompressed metadata text larger than this is refused
 INPUT_BYTES = "bytes"
 INPUT_LENGTHS = "lengths"
@@ -76,8 +83,9 @@ class ModelMeta:
 
     def to_prop(self) -> str:
         """The text stored under ``metadata_props[META_KEY]``: the JSON, compressed."""
-        packed = zlib.compress(self.to_json().encode("utf-8"), 9)
-        return COMPRESSED_PREFIX + base64.b64encode(packed).decode("ascii")
+        packed = lzma.compress(self.to_json().encode("utf-8"), format=lzma.FORMAT_RAW,
+                               filters=[{**_LZMA2, "preset": 9 | lzma.PRESET_EXTREME}])
+        return COMPRESSED_PREFIX + base64.b85encode(packed).decode("ascii")
 
     @classmethod
     def from_json(cls, text: str, *, source: str = "model") -> ModelMeta:
@@ -115,16 +123,26 @@ class ModelMeta:
 
 
 def stored_json(text: str, source: str = "model") -> str:
-    """The JSON text of a stored metadata value: ``text`` itself, or :meth:`ModelMeta.to_prop`'s
-    compressed form inflated (SpecError naming ``source`` when it is damaged or too large)."""
-    if not text.startswith(COMPRESSED_PREFIX):
-        return text
+    """The JSON text of a stored metadata value: ``text`` itself, or the compressed forms
+    (:meth:`ModelMeta.to_prop`'s ``xz85:``, the earlier ``zlib:``) inflated (SpecError naming
+    ``source`` when it is damaged or too large)."""
     try:
-        d = zlib.decompressobj()
-        raw = d.decompress(base64.b64decode(text[len(COMPRESSED_PREFIX):], validate=True),
-                           MAX_META_BYTES)
-        if d.unconsumed_tail:
-            raise SpecError(f"{source}: picohead metadata is over {MAX_META_BYTES} bytes")
+        if text.startswith(COMPRESSED_PREFIX):
+            x = lzma.LZMADecompressor(format=lzma.FORMAT_RAW, filters=[_LZMA2])
+            raw = x.decompress(base64.b85decode(text[len(COMPRESSED_PREFIX):]), MAX_META_BYTES)
+            if not x.eof:
+                raise SpecError(f"{source}: picohead metadata is over {MAX_META_BYTES} bytes "
+                                "or cut short")
+        elif text.startswith(ZLIB_PREFIX):
+            d = zlib.decompressobj()
+            raw = d.decompress(base64.b64decode(text[len(ZLIB_PREFIX):], validate=True),
+                               MAX_META_BYTES)
+            if d.unconsumed_tail:
+                raise SpecError(f"{source}: picohead metadata is over {MAX_META_BYTES} bytes")
+        else:
+            return text
         return raw.decode("utf-8")
-    except (binascii.Error, zlib.error, UnicodeDecodeError) as e:
+    except SpecError:  # a ValueError too: named above, not "damaged"
+        raise
+    except (binascii.Error, ValueError, lzma.LZMAError, zlib.error, UnicodeDecodeError) as e:
         raise SpecError(f"{source}: compressed picohead metadata is damaged ({e})") from None

@@ -95,7 +95,7 @@ def test_metadata_round_trip(steady_tiny):
     m = onnx.load(report.path)
     props = {p.key: p.value for p in m.metadata_props}
     stored = props[META_KEY]
-    assert stored.startswith("zlib:")  # compressed JSON, never repr
+    assert stored.startswith("xz85:")  # compressed JSON (ModelMeta.to_prop), never repr
     meta = ModelMeta.from_json(stored)
     json.loads(meta.to_json())
     assert meta.spec == spec

@@ -156,7 +156,7 @@ def test_wild_calibration_chooses_on_dev_and_writes_every_head(tmp_path: Path) -
     assert sum(mime["corpus_val"]["shipped"].values()) == pytest.approx(100, abs=0.1)
     assert "corpus's validation split" in out.with_suffix(".md").read_text()
     stored = {p.key: p.value for p in onnx.load(str(copy / "small.onnx")).metadata_props}[META_KEY]
-    assert stored.startswith("zlib:")  # written compressed (ModelMeta.to_prop)
+    assert stored.startswith("xz85:")  # written compressed (ModelMeta.to_prop)
     meta = json.loads(ModelMeta.from_json(stored).to_json())
     assert "wild suite's dev half" in meta["extra"]["calibration"]
     m = next(h for h in meta["spec"]["heads"] if h["name"] == "mime")
