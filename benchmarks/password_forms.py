@@ -1,21 +1,23 @@
 """Password flag by syntax: the same values written in the forms configs and docs use, per tier.
 
-On wild-dev the password flag is every tier's weakest (content-v18 pro misses 64 of 100), while the
-corpus labeller reads 97 of those 100 right, so the misses are the model's. Reading the misses
-showed they cluster by syntax, not by value: content-v18's pro scores a YAML double-quoted
-``password: "..."`` at 0.00-0.04 for every value tried, where the same value unquoted, single-quoted
-or after ``=`` scores 0.5-1.0. This script measures that grid for model folders side by side, so a
-recipe change aimed at one syntax can be checked against every other.
+On wild-dev the password flag is every tier's weakest (content-v18's pro misses 64 of the 100 of
+a partial dev half), while the corpus labeller reads those samples right, so the misses are the
+model's. Reading them showed they cluster by syntax, not by value: content-v18's pro scores a
+YAML double-quoted ``password: "..."`` at 0.14 on average (most values 0.00-0.04), where the same
+values unquoted, single-quoted or after ``=`` score 0.7-0.95. This script measures that grid for
+model folders side by side, so a recipe change aimed at one syntax can be checked against every
+other (benchmarks/results/password_forms/).
 
     python benchmarks/password_forms.py runtime/picohead_runtime/models/content-v18 NEW_FOLDER \\
-        --tiers base pro --out benchmarks/results/password_forms.json
+        --tiers base pro --out benchmarks/results/password_forms/grid.json
 
 For each form (a line or two, hand-written here, not taken from the corpus's planting templates)
 and each tier it prints the mean password score over the values and how many of them the runtime
-flags at the file's own calibrated threshold ("flag off" where the file's calibration switched
-the password flag off: the score is still there, the runtime never raises it). The values are hand-written too, in the shapes the
-wild suite's hosts carry (word + digits + mark, random mixed case, a passphrase). It is a probe of
-the model's reading of syntax, not an accuracy figure: no look-alikes, no host files.
+flags at the file's own thresholds ("flag off" where the file's calibration switched the password
+flag off: the score is still there, the runtime never raises it). The values are hand-written
+too, in the shapes the wild suite's hosts carry (word + digits + mark, random mixed case, a
+passphrase). It is a probe of the model's reading of syntax, not an accuracy figure: no
+look-alikes, no host files.
 """
 
 from __future__ import annotations
